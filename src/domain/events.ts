@@ -1,0 +1,284 @@
+/**
+ * Events: the recorded facts of a thread. Each is sealed (seq, ts) when the store appends it and never
+ * changes. Event types are declared with zod and stored under a kebab-case type name.
+ */
+import { z } from "zod";
+import { declareKind, type Kind } from "./kinds.js";
+import type { Element } from "./elements.js";
+import type { JsonValue } from "./json.js";
+
+/** Who made an event. */
+export type Actor = "user" | "model" | "tool" | "system";
+
+/** The name of a stream of a thread: "main" for the conversation, one more per subagent task. */
+export type Stream = string;
+
+/** The main stream of every thread. */
+export const MAIN: Stream = "main";
+
+/** The header fields every event has, as TraceStore reads them. */
+export interface EventHeader {
+  type: string;
+  stream: Stream;
+  actor: Actor;
+  /** The node of the graph that made the event, or null. */
+  origin: string | null;
+  /** The place in its stream, from 0; null until the store seals the event. */
+  seq: number | null;
+  /** When the store sealed the event, as an ISO-8601 string; null until then. */
+  ts: string | null;
+  /** The version of the code that wrote the event, or null. */
+  version: string | null;
+}
+
+/** Any event: the header and the type's own fields. */
+export interface Event extends EventHeader {
+  [field: string]: unknown;
+}
+
+/** What an event type's factory takes: its own fields, and any header field to override. */
+export type EventInit<F> = F & Partial<Omit<EventHeader, "type">>;
+
+/** An event type: call it with fields to make an event; `is` tests an event, subtypes included. */
+export interface EventType<T extends Event = Event, F = Record<string, unknown>> extends Kind<T> {
+  (fields: EventInit<F>): T;
+  /** The actor of a new event of this type unless the fields name one. */
+  readonly actor: Actor;
+}
+
+function eventType<T extends Event, F>(
+  name: string,
+  schema: z.ZodObject<any>,
+  parent: EventType<any, any> | undefined,
+  actor: Actor,
+): EventType<T, F> {
+  const kind = declareKind<T>(name, schema, parent);
+  const make = (fields: EventInit<F>) => {
+    const { stream, actor: madeBy, origin, seq, ts, version, ...own } = fields as EventInit<Record<string, unknown>>;
+    return {
+      ...schema.parse(own),
+      type: name,
+      stream: stream ?? "main",
+      actor: madeBy ?? actor,
+      origin: origin ?? null,
+      seq: seq ?? null,
+      ts: ts ?? null,
+      version: version ?? null,
+    } as unknown as T;
+  };
+  return Object.assign(make, kind, { actor, is: kind.is });
+}
+
+/**
+ * Declare an event type of your own: `name` in kebab case, the zod `fields` it adds to its parent's,
+ * and the actor of its events. Register it with the agent (eventTypes) so its threads decode.
+ */
+export function defineEventType<S extends z.ZodRawShape>(
+  name: string,
+  fields: S,
+  options: { parent?: EventType<any, any>; actor?: Actor } = {},
+): EventType<Event & z.infer<z.ZodObject<S>>, z.input<z.ZodObject<S>>> {
+  const parent = options.parent ?? Event;
+  return eventType(name, parent.schema.extend(fields), parent, options.actor ?? parent.actor);
+}
+
+/** The root of every event type: `trace.byType(Event)` gives every event. */
+export const Event: EventType<Event, Record<string, never>> = eventType("event", z.object({}), undefined, "system");
+
+const element = z.looseObject({ type: z.string(), id: z.string() }) as unknown as z.ZodType<Element>;
+
+/** A tool call as the model made it: the id its result names, the tool's name and the arguments. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, JsonValue>;
+}
+
+/** One number that a marker cites: as written, and the real id of the Source it names, or null. */
+export interface CitedNumber {
+  written: number;
+  source: string | null;
+}
+
+/** A citation marker cut out of a model output: where it stood, its text, the numbers it cites. */
+export interface Marker {
+  at: number;
+  text: string;
+  cited: CitedNumber[];
+}
+
+/** The tokens a model call used, as the service reported them. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.json()) });
+const marker = z.object({
+  at: z.number().int().nonnegative(),
+  text: z.string(),
+  cited: z.array(z.object({ written: z.number().int(), source: z.string().nullable() })),
+});
+
+/** The input that opens a turn: the user's payload, and the model the turn runs on. */
+export interface Input extends Event {
+  payload: JsonValue;
+  model: string | null;
+}
+/** The input that opens a turn: the user's payload, and the model the turn runs on. */
+export const Input = eventType<Input, { payload: JsonValue; model?: string | null }>(
+  "input",
+  z.object({ payload: z.json(), model: z.string().nullable().default(null) }),
+  Event,
+  "user",
+);
+
+/** The input that a ToolDelegation hands off: one call of the parent's model, heading a task's stream. */
+export interface TaskInput extends Input {
+  callId: string;
+  expects: Record<string, JsonValue> | null;
+}
+/** The input that a ToolDelegation hands off: one call of the parent's model, heading a task's stream. */
+export const TaskInput = eventType<TaskInput, { payload: JsonValue; model?: string | null; callId: string; expects?: Record<string, JsonValue> | null }>(
+  "task-input",
+  Input.schema.extend({ callId: z.string(), expects: z.record(z.string(), z.json()).nullable().default(null) }),
+  Input,
+  "model",
+);
+
+/** One output of the model: text without markers, the markers, tool calls, reasoning and call facts. */
+export interface ModelOutput extends Event {
+  content: string;
+  markers: Marker[];
+  toolCalls: ToolCall[];
+  reasoning: string | null;
+  model: string | null;
+  finishReason: string | null;
+  usage: Usage | null;
+  promptCharacters: number | null;
+  requestHash: string | null;
+}
+/** One output of the model: text without markers, the markers, tool calls, reasoning and call facts. */
+export const ModelOutput = eventType<ModelOutput, Partial<Omit<ModelOutput, keyof EventHeader>>>(
+  "model-output",
+  z.object({
+    content: z.string().default(""),
+    markers: z.array(marker).default([]),
+    toolCalls: z.array(toolCall).default([]),
+    reasoning: z.string().nullable().default(null),
+    model: z.string().nullable().default(null),
+    finishReason: z.string().nullable().default(null),
+    usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).nullable().default(null),
+    promptCharacters: z.number().int().nullable().default(null),
+    requestHash: z.string().nullable().default(null),
+  }),
+  Event,
+  "model",
+);
+
+/** The result of one tool call: text, data and elements, or an error the model reads. */
+export interface ToolOutput extends Event {
+  callId: string | null;
+  text: string | null;
+  data: JsonValue | null;
+  elements: Element[];
+  error: string | null;
+}
+/** The result of one tool call: text, data and elements, or an error the model reads. */
+export const ToolOutput = eventType<ToolOutput, Partial<Omit<ToolOutput, keyof EventHeader>>>(
+  "tool-output",
+  z.object({
+    callId: z.string().nullable().default(null),
+    text: z.string().nullable().default(null),
+    data: z.json().nullable().default(null),
+    elements: z.array(element).default([]),
+    error: z.string().nullable().default(null),
+  }),
+  Event,
+  "tool",
+);
+
+/** The result of the reopen tool: which elements and whole results to show again. It copies no content. */
+export interface Reopened extends ToolOutput {
+  /** The real ids of the elements to show again. */
+  reopenedElements: string[];
+  /** The call ids of the results to show again whole. */
+  reopenedResults: string[];
+}
+/** The result of the reopen tool: which elements and whole results to show again. It copies no content. */
+export const Reopened = eventType<Reopened, Partial<Omit<Reopened, keyof EventHeader>>>(
+  "reopened",
+  ToolOutput.schema.extend({
+    reopenedElements: z.array(z.string()).default([]),
+    reopenedResults: z.array(z.string()).default([]),
+  }),
+  ToolOutput,
+  "tool",
+);
+
+/** A summary that replaces the earlier events of a stream, from `keptFrom` on they show again. */
+export interface Compaction extends Event {
+  summary: string;
+  /** The index, in the stream's events, of the first event the summary keeps. */
+  keptFrom: number;
+}
+/** A summary that replaces the earlier events of a stream, from `keptFrom` on they show again. */
+export const Compaction = eventType<Compaction, { summary: string; keptFrom: number }>(
+  "compaction",
+  z.object({ summary: z.string(), keptFrom: z.number().int().nonnegative() }),
+  Event,
+  "model",
+);
+
+/** A step that failed: the error's class name and message; the turn stops there. */
+export interface Failure extends Event {
+  error: string;
+  message: string;
+  retryable: boolean;
+  /** The tool call that failed, or null for a model call or a step. */
+  callId: string | null;
+}
+/** A step that failed: the error's class name and message; the turn stops there. */
+export const Failure = eventType<Failure, { error: string; message: string; retryable?: boolean; callId?: string | null }>(
+  "failure",
+  z.object({
+    error: z.string(),
+    message: z.string(),
+    retryable: z.boolean().default(false),
+    callId: z.string().nullable().default(null),
+  }),
+  Event,
+  "system",
+);
+
+/** A question the agent asks the user mid-turn; the turn waits for its Response. */
+export interface Request extends Event {
+  requestId: string;
+  text: string;
+  schema: Record<string, JsonValue> | null;
+}
+/** A question the agent asks the user mid-turn; the turn waits for its Response. */
+export const Request = eventType<Request, { requestId: string; text: string; schema?: Record<string, JsonValue> | null }>(
+  "request",
+  z.object({ requestId: z.string(), text: z.string(), schema: z.record(z.string(), z.json()).nullable().default(null) }),
+  Event,
+  "model",
+);
+
+/** The user's answer to a Request. */
+export interface Response extends Event {
+  requestId: string;
+  payload: JsonValue;
+}
+/** The user's answer to a Request. */
+export const Response = eventType<Response, { requestId: string; payload: JsonValue }>(
+  "response",
+  z.object({ requestId: z.string(), payload: z.json() }),
+  Event,
+  "user",
+);
+
+/** The event types every registry knows. */
+export const CORE_EVENT_TYPES: readonly EventType<any, any>[] = [
+  Input, TaskInput, ModelOutput, ToolOutput, Reopened, Compaction, Failure, Request, Response,
+];

@@ -1,0 +1,18 @@
+/** soev-agents/domain: events, elements, numbering, markers and the trace. Pure: no I/O. */
+export { SoevError, CallerError, ModelOutputError, OutsideWorldError, ValueError, DecodeError } from "./errors.js";
+export type { Fault, SoevErrorOptions } from "./errors.js";
+export { canonicalJson } from "./json.js";
+export type { JsonValue, JsonObject } from "./json.js";
+export { declareKind, kebabCase } from "./kinds.js";
+export type { Kind } from "./kinds.js";
+export { Element, Source, Reference, sourceType, referenceType } from "./elements.js";
+export type { ElementFields, ElementType } from "./elements.js";
+export {
+  MAIN, Event, Input, TaskInput, ModelOutput, ToolOutput, Reopened, Compaction, Failure, Request, Response,
+  CORE_EVENT_TYPES, defineEventType,
+} from "./events.js";
+export type { Actor, Stream, EventHeader, EventInit, EventType, ToolCall, CitedNumber, Marker, Usage } from "./events.js";
+export type { StoredEvent, LogEntry } from "./stored.js";
+export { EventTypes, encode } from "./registry.js";
+export { Trace, turnStarts, inserted } from "./trace.js";
+export { Numbering, elementsOf } from "./numbering.js";

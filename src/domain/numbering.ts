@@ -1,0 +1,58 @@
+/**
+ * Numbering: one short number per element for the whole thread, in order of first appearance, never
+ * renumbered. The model writes numbers; the framework maps them back to real ids.
+ */
+import { Element, Source } from "./elements.js";
+import { Input, ToolOutput, type Event } from "./events.js";
+
+/** The numbers of a thread's elements: number 1 is the first element that appeared. */
+export class Numbering {
+  private readonly byNumber: Element[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  /** Number the elements of the events, in order. Pass every event of the thread, all streams. */
+  constructor(events: readonly Event[] = []) {
+    for (const event of events) for (const element of elementsOf(event)) this.add(element);
+  }
+
+  /** The number of an element id, or undefined for an id no event showed. */
+  numberOf(id: string): number | undefined {
+    return this.numbers.get(id);
+  }
+
+  /** The element first recorded under a number, or undefined. */
+  element(number: number): Element | undefined {
+    return this.byNumber[number - 1];
+  }
+
+  /** The count of numbered elements. */
+  get size(): number {
+    return this.byNumber.length;
+  }
+
+  /** The real id that a cited number names: a Source the model read, or null (a Reference, or nothing). */
+  source(number: number): string | null {
+    const element = this.element(number);
+    return element && Source.is(element) ? element.id : null;
+  }
+
+  private add(element: Element): void {
+    if (this.numbers.has(element.id)) return;
+    this.byNumber.push(element);
+    this.numbers.set(element.id, this.byNumber.length);
+  }
+}
+
+/** The elements an event shows: a tool result's elements, or the elements an input's payload holds. */
+export function elementsOf(event: Event): Element[] {
+  if (ToolOutput.is(event)) return event.elements;
+  if (Input.is(event)) return findElements(event.payload);
+  return [];
+}
+
+function findElements(value: unknown): Element[] {
+  if (Array.isArray(value)) return value.flatMap(findElements);
+  if (value === null || typeof value !== "object") return [];
+  if (Element.is(value) && typeof (value as { id?: unknown }).id === "string") return [value as Element];
+  return Object.values(value).flatMap(findElements);
+}

@@ -1,0 +1,71 @@
+/** The Trace: a thread's events (or one stream's), decoded, with their positions. */
+import type { Event, EventType, Stream } from "./events.js";
+import { Input } from "./events.js";
+import type { LogEntry } from "./stored.js";
+
+/** The events of a thread or of one stream, decoded, in log order. The context builder reads only this. */
+export class Trace {
+  /** The entries: each event with its position in the thread's log. */
+  readonly entries: readonly LogEntry<Event>[];
+
+  constructor(entries: readonly LogEntry<Event>[] = []) {
+    this.entries = entries;
+  }
+
+  /** Make a trace of events that have no positions yet: they get 1, 2, 3, ... */
+  static of(events: readonly Event[]): Trace {
+    return new Trace(events.map((event, index) => ({ position: index + 1, event })));
+  }
+
+  /** Every event, in log order. */
+  get events(): readonly Event[] {
+    return this.entries.map((entry) => entry.event);
+  }
+
+  /** The number of events. */
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** The position of the last event, or 0 for an empty trace. */
+  get position(): number {
+    return this.entries.at(-1)?.position ?? 0;
+  }
+
+  /** The events of a type, subtypes included, in log order. `byType(Event)` gives every event. */
+  byType<T extends Event>(type: EventType<T, any>): T[] {
+    return this.entries.flatMap((entry) => (type.is(entry.event) ? [entry.event] : []));
+  }
+
+  /** The trace of one stream. */
+  stream(name: Stream): Trace {
+    return new Trace(this.entries.filter((entry) => entry.event.stream === name));
+  }
+
+  /** The trace up to (not including) the event at `index`. */
+  before(index: number): Trace {
+    return new Trace(this.entries.slice(0, index));
+  }
+
+  /** A trace with more entries after these. */
+  with(entries: readonly LogEntry<Event>[]): Trace {
+    return new Trace([...this.entries, ...entries]);
+  }
+}
+
+/** The index of each input that starts a turn, in order: a turn runs from one to the next. */
+export function turnStarts(events: readonly Event[]): number[] {
+  return events.flatMap((event, index) => (Input.is(event) ? [index] : []));
+}
+
+/** Put texts back into a content at their positions: the markers of a model output, for printing. */
+export function inserted(content: string, markers: readonly (readonly [number, string])[]): string {
+  const sorted = [...markers].sort((a, b) => a[0] - b[0]);
+  let result = "";
+  let from = 0;
+  for (const [at, text] of sorted) {
+    result += content.slice(from, at) + text;
+    from = at;
+  }
+  return result + content.slice(from);
+}

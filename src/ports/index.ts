@@ -1,0 +1,14 @@
+/** soev-agents/ports: the protocols at which the framework reaches outside the process. */
+export {
+  TransientError, InvalidQueryError, ResourceUnavailableError,
+  LeaseHeldError, LeaseExpiredError, SealedEventError, StreamMovedError,
+} from "./errors.js";
+export { SystemMessage, UserMessage, AssistantMessage, ToolResult, TextPart, ImagePart, ToolDef, messageClass } from "./messages.js";
+export type { Message, ContentPart } from "./messages.js";
+export { ChatRequest, IMAGE_CHARACTERS } from "./request.js";
+export { ReasoningDelta, preparesRequests } from "./model.js";
+export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequests } from "./model.js";
+export type { TraceStore, Lease, AppendOptions, ReadOptions } from "./store.js";
+export type { Observer, CallKind } from "./observer.js";
+export type { StoredEvent, LogEntry } from "../domain/stored.js";
+export type { ToolCall } from "../domain/events.js";

@@ -1,0 +1,143 @@
+/**
+ * The runtime's contracts: what a tool, a citation strategy, a context builder and a step are to the
+ * runners. Both runners (local and Temporal) drive steps through these alone (DESIGN.md §3).
+ */
+import type { z } from "zod";
+import type { Element, ElementType } from "../domain/elements.js";
+import type { Event, Stream, ToolOutput } from "../domain/events.js";
+import type { Numbering } from "../domain/numbering.js";
+import type { Trace } from "../domain/trace.js";
+import type { ChatRequest } from "../ports/request.js";
+import type { ChatModel, Fragment } from "../ports/model.js";
+import type { ToolDef } from "../ports/messages.js";
+import type { CallKind, Observer } from "../ports/observer.js";
+
+/** What the runtime gives one tool call besides its arguments. */
+export interface ToolCallContext {
+  /** The thread's trace before the call: the step reads Recorded values and limits from it. */
+  trace: Trace;
+  /** The events of the running turn on the call's stream, the Input first. */
+  turn: readonly Event[];
+  /** The id of the call. */
+  callId: string;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+  /** Tells the runner the call is alive (a Temporal activity heartbeat). */
+  heartbeat?: () => void;
+}
+
+/** A per-turn limit of a tool: checked before the call runs; a refused call gets `error` as its result. */
+export interface Limit {
+  /** The error the model reads when this call would pass the limit, else null. */
+  check(turn: readonly Event[], toolName: string): string | null;
+}
+
+/** A tool the model can call: its definition, and how to run one call with parsed arguments. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  /** The zod schema of the arguments the model writes (ElementId and ResultHandle fields included). */
+  readonly args: z.ZodObject<any>;
+  /** The tool's per-turn limit, or null. */
+  readonly limit: Limit | null;
+  /** Whether a call identical to an earlier successful one runs again; null follows the agent's setting. */
+  readonly repeats: boolean | null;
+  /** The names of the tool's bound values that nothing bound yet: a turn refuses such a tool. */
+  readonly unbound: readonly string[];
+  /** The argument descriptions the model reads, by argument name. */
+  readonly argumentDescriptions: Readonly<Record<string, string>>;
+  /** The definition offered to the model. */
+  def(): ToolDef;
+  /** A copy with other texts: a new description and argument descriptions. */
+  withTexts(texts: { description?: string | null; arguments?: Record<string, string> }): Tool;
+  /** Run one call: `args` parsed by `args` and mapped to real ids. Errors propagate to the tool step. */
+  invoke(args: Record<string, unknown>, context: ToolCallContext): Promise<ToolOutput>;
+}
+
+/** A cited number as a strategy read it from the text. */
+export interface ParsedMarker {
+  at: number;
+  text: string;
+  numbers: number[];
+}
+
+/** How the model is told to cite, and how its markers are read back. */
+export interface CitationStrategy {
+  /** The marker of one element number, such as "[4]". */
+  write(number: number): string;
+  /** The markers of several numbers, such as "[4][5]". */
+  writeAll(numbers: readonly number[]): string;
+  /** Cut the markers out of a text: the clean text, and each marker with its position in it. */
+  parse(text: string): { content: string; markers: ParsedMarker[] };
+}
+
+/** What one model call gets: the request, the model's name, and the numbering and citations to read its output by. */
+export interface ModelContext {
+  request: ChatRequest;
+  model: string;
+  numbering: Numbering;
+  citations: CitationStrategy | null;
+}
+
+/** Builds the context of the next model call from the trace: a pure function of the trace. */
+export interface ContextBuilder {
+  build(trace: Trace): ModelContext;
+}
+
+/** The shown form of elements: the text of one event's elements, under their numbers. */
+export type Show = (
+  elements: readonly Element[],
+  numbering: Numbering,
+  tool: string | null,
+  citations: CitationStrategy | null,
+) => string;
+
+/** Recorded element type marker used by tools: the elements of a type that the turn recorded. */
+export type RecordedType = ElementType<any, any>;
+
+/** One unit of a step's work: one model call or one tool call. Small: it travels through Temporal. */
+export interface Work {
+  /** The key that `run` takes: a tool call's id, or the model call's pass. */
+  key: string;
+  kind: CallKind;
+  /** The model's name or the tool's name. */
+  name: string;
+  /** A short summary for logs and the Temporal UI, such as `search("bulky waste")`. */
+  summary: string;
+}
+
+/** What a step gets for planning and for running one unit of work. */
+export interface StepContext {
+  threadId: string;
+  /** The agent's name in its catalog, or null. */
+  agent: string | null;
+  stream: Stream;
+  /** The node of the graph this step runs as: events it records carry it as their origin. */
+  node: string;
+  /** The whole thread's trace (every stream), as last read. */
+  trace: Trace;
+  /** Set when someone follows the thread: an LlmStep streams and passes each fragment here. */
+  onFragment?: (fragment: Fragment) => void;
+  signal?: AbortSignal;
+  heartbeat?: () => void;
+  observer?: Observer;
+}
+
+/**
+ * A step of a graph: a function of the trace that says what work is pending and runs one unit of it.
+ * `run` returns the events to append, or none when the trace already records that unit's work.
+ */
+export interface Step {
+  /** The pending work of this node, from the trace. No work means the node is done. */
+  plan(context: StepContext): Work[];
+  /** Run one unit of work; return its events (unsealed, with this node as origin). */
+  run(context: StepContext, key: string): Promise<Event[]>;
+  /** Whether the trace already records the work of `key`: the runner re-checks it before each append. */
+  done(context: StepContext, key: string): boolean;
+}
+
+/** A model call step's parts: what the LlmStep needs. */
+export interface LlmStepParts {
+  builder: ContextBuilder;
+  model: ChatModel;
+}
