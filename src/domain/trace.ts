@@ -7,9 +7,17 @@ import type { LogEntry } from "./stored.js";
 export class Trace {
   /** The entries: each event with its position in the thread's log. */
   readonly entries: readonly LogEntry<Event>[];
+  private readonly whole: Trace | undefined;
 
-  constructor(entries: readonly LogEntry<Event>[] = []) {
+  /** `thread` is the whole thread's trace when this one is a view of it (one stream, or a prefix). */
+  constructor(entries: readonly LogEntry<Event>[] = [], thread?: Trace) {
     this.entries = entries;
+    this.whole = thread;
+  }
+
+  /** The whole thread's trace, every stream: element numbers and handles are the thread's. */
+  get thread(): Trace {
+    return this.whole ?? this;
   }
 
   /** Make a trace of events that have no positions yet: they get 1, 2, 3, ... */
@@ -39,17 +47,19 @@ export class Trace {
 
   /** The trace of one stream. */
   stream(name: Stream): Trace {
-    return new Trace(this.entries.filter((entry) => entry.event.stream === name));
+    return new Trace(this.entries.filter((entry) => entry.event.stream === name), this.thread);
   }
 
-  /** The trace up to (not including) the event at `index`. */
+  /** The trace up to (not including) the event at `index`; its thread is cut at the same position. */
   before(index: number): Trace {
-    return new Trace(this.entries.slice(0, index));
+    const cut = this.entries[index]?.position;
+    const thread = cut === undefined ? this.thread : new Trace(this.thread.entries.filter((entry) => entry.position < cut));
+    return new Trace(this.entries.slice(0, index), thread === this ? undefined : thread);
   }
 
   /** A trace with more entries after these. */
   with(entries: readonly LogEntry<Event>[]): Trace {
-    return new Trace([...this.entries, ...entries]);
+    return new Trace([...this.entries, ...entries], this.whole?.with(entries));
   }
 }
 
