@@ -1,0 +1,60 @@
+/**
+ * The Jinja engine of prompt files: nunjucks, set up as Jinja renders plain text. Nothing is escaped, a
+ * variable that the render does not get fails it, and one trailing newline of a template is dropped.
+ */
+import nunjucks from "nunjucks";
+import { PromptFileError } from "./prompt-file-error.js";
+
+/** The name under which a layer's template extends the base template. */
+export const BASE_TEMPLATE = "base";
+
+/** A nunjucks environment over templates held in memory, by name. */
+export function jinjaEnvironment(templates: Readonly<Record<string, string>> = {}): nunjucks.Environment {
+  const loader = {
+    getSource(name: string) {
+      const source = templates[name];
+      // nunjucks reads null as "no such template" (its typings say otherwise).
+      if (source === undefined) return null as unknown as nunjucks.LoaderSource;
+      return { src: jinjaSource(source), path: name, noCache: false };
+    },
+  };
+  return new nunjucks.Environment(loader, { autoescape: false, throwOnUndefined: true });
+}
+
+/** Compile `source` now, so that invalid Jinja fails here: the error names `where`. */
+export function compileTemplate(environment: nunjucks.Environment, source: string, where: string): nunjucks.Template {
+  try {
+    return new nunjucks.Template(jinjaSource(source), environment, where, true);
+  } catch (error) {
+    throw new PromptFileError(`${where} is not valid Jinja: ${jinjaMessage(error)}`, { cause: error });
+  }
+}
+
+/** The message of a nunjucks error on one line, without the "Template render error" headers it stacks. */
+export function jinjaMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const lines = text
+    .split("\n")
+    .map((line) => line.replace(/^\s*Template render error:?\s*/, "").trim())
+    .filter((line) => line !== "" && !/^\([^)]*\)(\s*\[Line \d+, Column \d+\])?$/.test(line));
+  const position = /\[Line (\d+), Column (\d+)\]/.exec(text);
+  const message = lines.join("; ") || text;
+  return position === null ? message : `${message} (line ${position[1]}, column ${position[2]})`;
+}
+
+// Jinja drops one trailing newline of a template (keep_trailing_newline=False); nunjucks keeps it.
+function jinjaSource(source: string): string {
+  return source.replace(/\r?\n$/, "");
+}
+
+const filters = jinjaEnvironment();
+
+/** Whether the engine has a filter of this name: Jinja refuses an unknown filter when it compiles. */
+export function isKnownFilter(name: string): boolean {
+  try {
+    filters.getFilter(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
