@@ -51,6 +51,8 @@ function elementType<T extends Element, F>(
 ): ElementType<T, F> {
   const kind = declareKind<T>(name, schema, parent);
   const make = (fields: F) => ({ type: name, ...schema.parse(fields) }) as T;
+  // A function's own `name` is read-only: make it writable so the kind's name can be assigned.
+  Object.defineProperty(make, "name", { value: name, writable: true });
   return Object.assign(make, kind, { citable, is: kind.is });
 }
 

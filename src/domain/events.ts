@@ -66,6 +66,8 @@ function eventType<T extends Event, F>(
       version: version ?? null,
     } as unknown as T;
   };
+  // A function's own `name` is read-only: make it writable so the kind's name can be assigned.
+  Object.defineProperty(make, "name", { value: name, writable: true });
   return Object.assign(make, kind, { actor, is: kind.is });
 }
 
