@@ -1,0 +1,105 @@
+/** AgentCatalog: the registry of agents by name, over one store, and the threads it runs locally. */
+import { randomUUID } from "node:crypto";
+import { Input } from "../domain/events.js";
+import { encode, EventTypes } from "../domain/registry.js";
+import type { Trace } from "../domain/trace.js";
+import type { Observer } from "../ports/observer.js";
+import type { TraceStore } from "../ports/store.js";
+import { accepted, type Agent } from "./agent.js";
+import { UnknownThreadError } from "./errors.js";
+import type { Graph } from "./graph.js";
+import { readTrace } from "./runner/read.js";
+import { Thread } from "./thread.js";
+
+/** What a catalog asks of an application for one thread: the thread's resources, such as its user's library. */
+export type ResourcesOf = (thread: { threadId: string; agent: string }) => unknown;
+
+/** The settings of an AgentCatalog. */
+export interface CatalogOptions {
+  /** The version of the code, recorded on each event. */
+  version?: string | null;
+  /** The observer of every run. */
+  observer?: Observer;
+  /** The resources of each thread; an agent's config function reads them. Default: none (undefined). */
+  resources?: ResourcesOf;
+}
+
+/** The registry of agents by name, with a store and a version string. */
+export class AgentCatalog {
+  readonly store: TraceStore;
+  readonly version: string | null;
+  readonly observer: Observer | undefined;
+  private readonly agents: ReadonlyMap<string, Agent>;
+  private readonly registries = new Map<string, EventTypes>();
+  private readonly resourcesOf: ResourcesOf;
+
+  constructor(store: TraceStore, agents: Record<string, Agent>, options: CatalogOptions = {}) {
+    this.store = store;
+    this.agents = new Map(Object.entries(agents));
+    this.version = options.version ?? null;
+    this.observer = options.observer;
+    this.resourcesOf = options.resources ?? (() => undefined);
+    for (const [name, agent] of this.agents) {
+      this.registries.set(name, new EventTypes({ events: agent.eventTypes, elements: agent.elementTypes }));
+    }
+  }
+
+  /** The names of the agents. */
+  get names(): string[] {
+    return [...this.agents.keys()];
+  }
+
+  /** The agent of a name. */
+  agent(name: string): Agent {
+    const agent = this.agents.get(name);
+    if (!agent) throw new UnknownThreadError(`No agent "${name}" in the catalog; it has: ${this.names.join(", ")}.`);
+    return agent;
+  }
+
+  /** The registry that decodes an agent's threads. */
+  types(agent: string): EventTypes {
+    this.agent(agent);
+    return this.registries.get(agent)!;
+  }
+
+  /** Open a new thread with its first input; the turn runs on `thread.resume()`. */
+  async open(agent: string, input: Input, options: { threadId?: string } = {}): Promise<[Thread, Input]> {
+    accepted(this.agent(agent).input, input);
+    const threadId = options.threadId ?? randomUUID();
+    const [stored] = await this.store.append(threadId, [encode(this.opening(agent, input))], { expected: { [input.stream]: 0 } });
+    return [new Thread(this, threadId, agent), this.types(agent).decode(stored!) as Input];
+  }
+
+  /** A thread of the catalog. With `input`, the input is checked against the agent's input type first. */
+  async thread(threadId: string, options: { input?: Input } = {}): Promise<Thread> {
+    const agent = await this.agentOf(threadId);
+    if (options.input) accepted(this.agent(agent).input, options.input);
+    return new Thread(this, threadId, agent);
+  }
+
+  /** The name of the agent a thread was opened with: the origin of its first input. */
+  async agentOf(threadId: string): Promise<string> {
+    for await (const entry of this.store.read(threadId)) {
+      if (entry.event.type === "input" && entry.event.origin && this.agents.has(entry.event.origin)) return entry.event.origin;
+    }
+    throw new UnknownThreadError(`No thread "${threadId}" of this catalog's agents is in the store.`);
+  }
+
+  /** The trace of a thread, decoded with its agent's types. */
+  async read(threadId: string, agent: string): Promise<Trace> {
+    return readTrace(this.store, this.types(agent), threadId);
+  }
+
+  /** The graph of the running turn of a stream: built from the turn's opening input and the thread's resources. */
+  async graphFor(threadId: string, agent: string, trace: Trace, stream = "main"): Promise<Graph> {
+    const opening = trace.stream(stream).events.findLast((event): event is Input => Input.is(event));
+    if (!opening) throw new UnknownThreadError(`Thread "${threadId}" has no input on stream "${stream}" to run.`);
+    const [, turn] = accepted(this.agent(agent).input, opening);
+    return this.agent(agent).build(await this.resourcesOf({ threadId, agent }), turn, opening.model);
+  }
+
+  /** An input as the catalog records it: its origin names the agent, its version the code. */
+  opening(agent: string, input: Input): Input {
+    return { ...input, origin: agent, version: input.version ?? this.version };
+  }
+}

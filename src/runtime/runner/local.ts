@@ -1,0 +1,50 @@
+/** The local runner: drives a turn's graph in-process, node by node, each node's work in parallel. */
+import type { Trace } from "../../domain/trace.js";
+import type { Fragment } from "../../ports/model.js";
+import type { Observer } from "../../ports/observer.js";
+import type { StepContext } from "../contracts.js";
+import { END, type Graph } from "../graph.js";
+import { readTrace } from "./read.js";
+import { pendingNode } from "./pending.js";
+import { recordFailure, runWork, type Recorder } from "./work.js";
+
+/** Options of one local run of a turn. */
+export interface RunOptions {
+  /** The agent's name, for observers. */
+  agent?: string | null;
+  /** The stream the turn runs on. Default "main". */
+  stream?: string;
+  observer?: Observer;
+  /** Receives the model's fragments while they arrive: the LlmStep streams when it is set. */
+  onFragment?: (fragment: Fragment) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Run the stream's turn until its graph ends, from wherever the trace says it stands. A unit of work
+ * that raises records a Failure and ends the run with that error; running the thread again resumes it.
+ */
+export async function runTurn(recorder: Recorder, graph: Graph, options: RunOptions = {}): Promise<Trace> {
+  const base: Omit<StepContext, "trace" | "node"> = {
+    threadId: recorder.threadId,
+    agent: options.agent ?? null,
+    stream: options.stream ?? "main",
+    observer: options.observer,
+    onFragment: options.onFragment,
+    signal: options.signal,
+  };
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
+    const node = pendingNode(graph, { ...base, trace });
+    if (node === END) return trace;
+    const step = graph.step(node);
+    const work = step.plan({ ...base, trace, node });
+    const results = await Promise.allSettled(work.map((unit) => runWork(recorder, step, { ...base, node }, unit)));
+    const failures = results.flatMap((result, index) => (result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : []));
+    for (const { error, unit } of failures) {
+      await recordFailure(recorder, error, { stream: base.stream, node, callId: unit.kind === "tool" ? unit.key : null });
+    }
+    if (failures.length > 0) throw failures[0]!.error;
+  }
+}

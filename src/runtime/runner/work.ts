@@ -1,0 +1,91 @@
+/**
+ * One unit of work, exactly once in the trace: read, skip what is recorded, run, and append with the
+ * stream's expected length. When another writer moved the stream, read again and decide again.
+ */
+import type { Event } from "../../domain/events.js";
+import { Failure } from "../../domain/events.js";
+import { encode, type EventTypes } from "../../domain/registry.js";
+import type { Trace } from "../../domain/trace.js";
+import { StreamMovedError } from "../../ports/errors.js";
+import type { Lease, TraceStore } from "../../ports/store.js";
+import type { Step, StepContext, Work } from "../contracts.js";
+import { readTrace } from "./read.js";
+
+/** Where a unit of work reads and records: the store, the registry, the lease and the code version. */
+export interface Recorder {
+  store: TraceStore;
+  types: EventTypes;
+  threadId: string;
+  lease?: Lease | null;
+  version?: string | null;
+}
+
+/** What running one unit of work did: the events it recorded, or none when the trace had them already. */
+export interface WorkResult {
+  recorded: Event[];
+  skipped: boolean;
+}
+
+/** Run one unit of a step's work against the store, exactly once in the trace. */
+export async function runWork(
+  recorder: Recorder,
+  step: Step,
+  context: Omit<StepContext, "trace">,
+  work: Work,
+): Promise<WorkResult> {
+  let trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
+  if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
+  safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, work.kind, work.name, work.kind === "tool" ? work.key : null));
+  const events = await step.run({ ...context, trace }, work.key);
+  if (events.length === 0) return { recorded: [], skipped: true };
+  for (;;) {
+    try {
+      const recorded = await append(recorder, events, trace, context.stream);
+      for (const event of recorded) safely(() => context.observer?.event?.(recorder.threadId, context.agent, event));
+      return { recorded, skipped: false };
+    } catch (error) {
+      if (!(error instanceof StreamMovedError)) throw error;
+      trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
+      if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
+    }
+  }
+}
+
+/** Append events to one stream, refused if the stream grew since `trace` was read. */
+export async function append(recorder: Recorder, events: readonly Event[], trace: Trace, stream: string): Promise<Event[]> {
+  const expected = { [stream]: trace.stream(stream).length };
+  const stored = await recorder.store.append(
+    recorder.threadId,
+    events.map((event) => encode({ ...event, version: event.version ?? recorder.version ?? null })),
+    { expected, lease: recorder.lease ?? null },
+  );
+  return stored.map((event) => recorder.types.decode(event));
+}
+
+/** Record that a step failed: the error's class name and message. A fact: appended unchecked by `expected`. */
+export async function recordFailure(
+  recorder: Recorder,
+  error: unknown,
+  where: { stream: string; node: string | null; callId?: string | null },
+): Promise<Event> {
+  const failure = Failure({
+    error: error instanceof Error ? error.name : "Error",
+    message: error instanceof Error ? error.message : String(error),
+    retryable: (error as { retryable?: unknown } | null)?.retryable === true,
+    callId: where.callId ?? null,
+    stream: where.stream,
+    origin: where.node,
+    version: recorder.version ?? null,
+  });
+  const [stored] = await recorder.store.append(recorder.threadId, [encode(failure)], { lease: recorder.lease ?? null });
+  return recorder.types.decode(stored!);
+}
+
+/** Call an observer method; an observer that raises is logged and never changes the run. */
+export function safely(watch: () => void): void {
+  try {
+    watch();
+  } catch (error) {
+    console.warn(`soev-agents: an observer raised and was ignored: ${String(error)}`);
+  }
+}

@@ -1,0 +1,99 @@
+/** ToolStep: runs the calls of the latest model output, one ToolOutput per call, each its own unit of work. */
+import { ModelOutput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
+import { ValueError } from "../../domain/errors.js";
+import type { Budget } from "../budget.js";
+import type { Step, StepContext, Tool, Work } from "../contracts.js";
+import { executeCall } from "../tools/execute.js";
+import { streamTrace, turnEvents } from "./stream.js";
+
+/** The default result of a call past the budget's cap. */
+export const FINISH_DIRECTIVE =
+  "This call did not run: the tool calls of this turn are used up. Do not call tools again; answer now with what you have.";
+
+/** The settings of a ToolStep. */
+export interface ToolStepOptions {
+  /** The tools the model may call, by name. */
+  tools: readonly Tool[];
+  /** The turn's budget: calls past its cap get `directive` as their result and do not run. */
+  budget?: Budget | null;
+  /** Whether a call identical to an earlier successful call runs again, for tools that do not say. Default false. */
+  repeats?: boolean;
+  /** The result of each call past the cap. */
+  directive?: string;
+}
+
+/**
+ * A step that runs the tool calls of the stream's latest model output. Each call is one unit of work
+ * (on Temporal, one activity), so siblings run in parallel and are retried on their own.
+ */
+export class ToolStep implements Step {
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly budget: Budget | null;
+  readonly repeats: boolean;
+  readonly directive: string;
+
+  constructor(options: ToolStepOptions) {
+    const tools = new Map<string, Tool>();
+    for (const tool of options.tools) {
+      if (tools.has(tool.name)) throw new ValueError(`Two tools are named "${tool.name}"; tool names must be unique.`);
+      tools.set(tool.name, tool);
+    }
+    this.tools = tools;
+    this.budget = options.budget ?? null;
+    this.repeats = options.repeats ?? false;
+    this.directive = options.directive ?? FINISH_DIRECTIVE;
+  }
+
+  /** One unit per call of the latest output that has no result yet, in call order. */
+  plan(context: StepContext): Work[] {
+    const events = streamTrace(context).events;
+    const output = latestOutput(events);
+    if (!output) return [];
+    const answered = answeredCalls(events);
+    return output.toolCalls
+      .filter((call) => !answered.has(call.id))
+      .map((call) => ({ key: call.id, kind: "tool" as const, name: call.name, summary: summary(call) }));
+  }
+
+  done(context: StepContext, key: string): boolean {
+    return answeredCalls(streamTrace(context).events).has(key);
+  }
+
+  async run(context: StepContext, key: string): Promise<Event[]> {
+    if (this.done(context, key)) return [];
+    const trace = streamTrace(context);
+    const output = latestOutput(trace.events);
+    const call = output?.toolCalls.find((candidate) => candidate.id === key);
+    if (!output || !call) throw new ValueError(`The latest model output has no tool call "${key}".`);
+    const header = { callId: call.id, stream: context.stream, origin: context.node };
+    const tool = this.tools.get(call.name);
+    if (!tool) {
+      const names = [...this.tools.keys()].join(", ") || "none";
+      return [ToolOutput({ ...header, error: `There is no tool named "${call.name}". The tools are: ${names}.` })];
+    }
+    if (this.budget?.pastCap(trace, output)) return [ToolOutput({ ...header, text: this.directive })];
+    const result = await executeCall(tool, call, {
+      trace: context.trace,
+      turn: turnEvents(trace.events),
+      callId: call.id,
+      signal: context.signal,
+      heartbeat: context.heartbeat,
+      repeats: tool.repeats ?? this.repeats,
+    });
+    return [{ ...result, ...header }];
+  }
+}
+
+function latestOutput(events: readonly Event[]): ModelOutput | undefined {
+  return turnEvents(events).findLast((event): event is ModelOutput => ModelOutput.is(event));
+}
+
+function answeredCalls(events: readonly Event[]): Set<string> {
+  return new Set(events.flatMap((event) => (ToolOutput.is(event) && event.callId !== null ? [event.callId] : [])));
+}
+
+/** A short form of a call for logs and the Temporal UI, such as `search({"query":"bulky waste"})`. */
+function summary(call: ToolCall): string {
+  const args = JSON.stringify(call.arguments);
+  return `${call.name}(${args.length > 80 ? `${args.slice(0, 77)}...` : args})`;
+}

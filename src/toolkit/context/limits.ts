@@ -1,0 +1,52 @@
+/** What one model accepts: its window in tokens, and how many characters make one of its tokens. */
+import { ValueError } from "../../domain/errors.js";
+
+/** A number of tokens, its own type so that it is never taken for a share of a window. */
+export class Tokens {
+  constructor(readonly count: number) {
+    if (!Number.isFinite(count) || count < 0) throw new ValueError(`Tokens must be a count of at least 0, not ${count}.`);
+  }
+}
+
+/** A share of the window of the model that the next call goes to: Share(0.6) of 100,000 tokens is 60,000. */
+export class Share {
+  constructor(readonly fraction: number) {
+    if (!(fraction > 0 && fraction <= 1)) throw new ValueError(`A Share must be above 0 and at most 1, not ${fraction}.`);
+  }
+}
+
+/** A size of a context: a Share of the model's window, or a number of Tokens. */
+export type Threshold = Share | Tokens;
+
+/** The settings of ModelLimits. */
+export interface ModelLimitsOptions {
+  /** The most tokens one call can send and receive together. */
+  window: Tokens;
+  /** The average characters in one token; low on purpose so the estimate counts more tokens than there are. Default 3.0. */
+  charactersPerToken?: number;
+}
+
+/** What one model accepts. The framework uses no tokenizer: it estimates tokens from characters. */
+export class ModelLimits {
+  readonly window: Tokens;
+  readonly charactersPerToken: number;
+
+  constructor(options: ModelLimitsOptions) {
+    this.window = options.window;
+    this.charactersPerToken = options.charactersPerToken ?? 3.0;
+    if (!(this.charactersPerToken > 0)) throw new ValueError(`charactersPerToken must be above 0, not ${this.charactersPerToken}.`);
+  }
+
+  /** The tokens of a threshold in this model's window. */
+  tokens(threshold: Threshold): number {
+    return threshold instanceof Share ? Math.floor(threshold.fraction * this.window.count) : threshold.count;
+  }
+
+  /** The estimated tokens of a count of characters. */
+  estimate(characters: number): number {
+    return Math.ceil(characters / this.charactersPerToken);
+  }
+}
+
+/** The default limits of a ReActConfig: a window of 32,000 tokens, which fits most models. */
+export const DEFAULT_LIMITS = new ModelLimits({ window: new Tokens(32_000) });
