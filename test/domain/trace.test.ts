@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  Event, Input, ModelOutput, Numbering, Reopened, Source, ToolOutput, Trace, defineEventType, inserted,
+  referenceType, sourceType, turnStarts,
+} from "../../src/domain/index.js";
+
+const Document = referenceType("document", { title: z.string() });
+const Passage = sourceType("passage");
+
+describe("event and element types", () => {
+  it("test membership like isinstance, subtypes included", () => {
+    const reopened = Reopened({ callId: "c1", reopenedElements: ["a"] });
+    expect(ToolOutput.is(reopened)).toBe(true);
+    expect(Reopened.is(ToolOutput({ callId: "c2" }))).toBe(false);
+    expect(Event.is(reopened)).toBe(true);
+    expect(Source.is(Passage({ id: "p", text: "t" }))).toBe(true);
+    expect(Source.is(Document({ id: "d", title: "T" }))).toBe(false);
+  });
+
+  it("fill the header and the defaults of a new event", () => {
+    const output = ModelOutput({ content: "hi" });
+    expect(output).toMatchObject({ type: "model-output", stream: "main", actor: "model", origin: null, seq: null, ts: null, toolCalls: [], markers: [] });
+  });
+
+  it("refuse a type name that is not kebab case", () => {
+    expect(() => defineEventType("NoteTaken", { note: z.string() })).toThrow(/kebab case/);
+  });
+});
+
+describe("Trace", () => {
+  const events = [
+    Input({ payload: "one" }),
+    ModelOutput({ content: "a" }),
+    ToolOutput({ callId: "c1", stream: "task-1" }),
+    Input({ payload: "two" }),
+    ModelOutput({ content: "b" }),
+  ];
+  const trace = Trace.of(events);
+
+  it("selects by type and by stream, keeping the whole thread behind a view", () => {
+    expect(trace.byType(ModelOutput).map((event) => event.content)).toEqual(["a", "b"]);
+    expect(trace.byType(Event)).toHaveLength(5);
+    const main = trace.stream("main");
+    expect(main.length).toBe(4);
+    expect(main.thread.length).toBe(5);
+    expect(main.entries.map((entry) => entry.position)).toEqual([1, 2, 4, 5]);
+  });
+
+  it("cuts the thread at the same position as a prefix", () => {
+    const before = trace.stream("main").before(2);
+    expect(before.events.map((event) => event.type)).toEqual(["input", "model-output"]);
+    expect(before.thread.entries.map((entry) => entry.position)).toEqual([1, 2, 3]);
+  });
+
+  it("finds where each turn starts", () => {
+    expect(turnStarts(events)).toEqual([0, 3]);
+  });
+
+  it("puts markers back where they were cut out", () => {
+    expect(inserted("Free four times a year. Extra costs 25 euros.", [[22, " [2]"], [44, " [2]"]])).toBe(
+      "Free four times a year [2]. Extra costs 25 euros [2].",
+    );
+  });
+});
+
+describe("Numbering", () => {
+  it("numbers elements in order of first appearance and never renumbers", () => {
+    const first = ToolOutput({ callId: "c1", elements: [Document({ id: "waste", title: "Waste" }), Passage({ id: "waste#2", ref: "waste", text: "x" })] });
+    const second = ToolOutput({ callId: "c2", elements: [Passage({ id: "waste#2", ref: "waste", text: "x" }), Document({ id: "parking", title: "Parking" })] });
+    const numbering = new Numbering([first, second]);
+    expect([numbering.numberOf("waste"), numbering.numberOf("waste#2"), numbering.numberOf("parking")]).toEqual([1, 2, 3]);
+    expect(numbering.element(3)?.id).toBe("parking");
+    expect(numbering.source(2)).toBe("waste#2");
+    expect(numbering.source(1)).toBeNull();
+    expect(numbering.source(9)).toBeNull();
+  });
+
+  it("numbers the elements an input's payload holds", () => {
+    const input = Input({ payload: { text: "see", attachments: [Passage({ id: "note", text: "n" })] } });
+    expect(new Numbering([input]).numberOf("note")).toBe(1);
+  });
+});
