@@ -7,6 +7,7 @@ export { SystemMessage, UserMessage, AssistantMessage, ToolResult, TextPart, Ima
 export type { Message, ContentPart } from "./messages.js";
 export { ChatRequest, IMAGE_CHARACTERS } from "./request.js";
 export { ReasoningDelta, preparesRequests } from "./model.js";
+export { UNPARSED_ARGUMENTS, parseToolArguments, unparsedArguments, argumentsText } from "./tool-arguments.js";
 export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequests } from "./model.js";
 export type { TraceStore, Lease, AppendOptions, ReadOptions } from "./store.js";
 export type { Observer, CallKind } from "./observer.js";

@@ -1,0 +1,95 @@
+/** ChatRequest to the messages and tools of a chat-completions call, with what the mapping changed. */
+import type {
+  ChatCompletionContentPart, ChatCompletionFunctionTool, ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { ChatRequest } from "../../ports/request.js";
+import { argumentsText } from "../../ports/tool-arguments.js";
+import type { AssistantMessage, ContentPart, Message, ToolDef, UserMessage } from "../../ports/messages.js";
+
+/** The field an assistant message's reasoning is sent in, or null to drop it (the official API has none). */
+export type ReasoningField = "reasoning_content" | "reasoning" | null;
+
+/** A request mapped to the client's shape: what is sent, the request after the changes, and the changes. */
+export interface MappedRequest {
+  messages: ChatCompletionMessageParam[];
+  /** The function tools; absent when none are offered (an empty list is refused by some servers). */
+  tools: ChatCompletionFunctionTool[] | undefined;
+  /** The request as sent: reasoning and image names cleared where they were dropped. */
+  sent: ChatRequest;
+  changes: string[];
+}
+
+/** Map a request to chat-completions messages and function tools. */
+export function mapRequest(request: ChatRequest, reasoningField: ReasoningField): MappedRequest {
+  const changes: string[] = [];
+  const sentMessages = request.messages.map((message) => withoutDropped(message, reasoningField));
+  if (reasoningField === null && request.messages.some((message) => message.role === "assistant" && message.reasoning !== null)) {
+    changes.push("reasoning dropped: chat completions has no field for it");
+  }
+  if (request.messages.some((message) => message.role === "user" && Array.isArray(message.content) &&
+    message.content.some((part) => part.kind === "image" && part.name !== null))) {
+    changes.push("image names dropped: chat completions sends no name with an image");
+  }
+  return {
+    messages: sentMessages.map((message) => toMessage(message, reasoningField)),
+    tools: request.tools.length === 0 ? undefined : request.tools.map(toTool),
+    sent: new ChatRequest(sentMessages, request.tools),
+    changes,
+  };
+}
+
+function withoutDropped(message: Message, reasoningField: ReasoningField): Message {
+  if (message.role === "assistant" && reasoningField === null && message.reasoning !== null) {
+    return { ...message, reasoning: null };
+  }
+  if (message.role === "user" && Array.isArray(message.content)) {
+    return { ...message, content: message.content.map((part) => (part.kind === "image" ? { ...part, name: null } : part)) };
+  }
+  return message;
+}
+
+function toMessage(message: Message, reasoningField: ReasoningField): ChatCompletionMessageParam {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content };
+    case "user":
+      return toUserMessage(message);
+    case "assistant":
+      return toAssistantMessage(message, reasoningField);
+    case "tool":
+      return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+function toUserMessage(message: UserMessage): ChatCompletionMessageParam {
+  if (typeof message.content === "string") return { role: "user", content: message.content };
+  return { role: "user", content: message.content.map(toPart) };
+}
+
+function toPart(part: ContentPart): ChatCompletionContentPart {
+  if (part.kind === "text") return { type: "text", text: part.text };
+  return { type: "image_url", image_url: { url: `data:${part.mime};base64,${Buffer.from(part.data).toString("base64")}` } };
+}
+
+function toAssistantMessage(message: AssistantMessage, reasoningField: ReasoningField): ChatCompletionMessageParam {
+  const hasCalls = message.toolCalls.length > 0;
+  // The documented form of a message that only calls tools has content null.
+  const mapped: ChatCompletionMessageParam & Record<string, unknown> = {
+    role: "assistant",
+    content: message.content === "" && hasCalls ? null : message.content,
+  };
+  if (hasCalls) {
+    mapped.tool_calls = message.toolCalls.map((call) => ({
+      id: call.id,
+      type: "function" as const,
+      function: { name: call.name, arguments: argumentsText(call.arguments) },
+    }));
+  }
+  if (reasoningField !== null && message.reasoning !== null) mapped[reasoningField] = message.reasoning;
+  return mapped;
+}
+
+// `elements` and `results` are the runtime's own: the model never sees them.
+function toTool(tool: ToolDef): ChatCompletionFunctionTool {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
