@@ -70,7 +70,8 @@ export const Source: ElementType<Source, ElementFields & { text: string }> = ele
 /** A thing the model can name, such as a document, but not cite. */
 export const Reference: ElementType<Reference> = elementType("reference", z.object(elementShape), Element, false);
 
-type Extra<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
+// No added fields adds nothing: zod infers Record<string, never> for {}, which would refuse every field.
+type Extra<S extends z.ZodRawShape> = keyof S extends never ? unknown : z.infer<z.ZodObject<S>>;
 
 /**
  * Declare a Source type of your own, such as a passage. Its stored and shown type name is `name`
