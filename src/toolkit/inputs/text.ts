@@ -1,13 +1,16 @@
 /** Text: the plain-text input, the default of a ReActAgent. */
 import { z } from "zod";
+import type { ToolState } from "./tool-state.js";
 
-/** What a tool declaration's state can be on one turn: not offered, offered, or offered with an instruction to use it. */
-export type ToolState = "off" | "auto" | "required";
+export type { ToolState } from "./tool-state.js";
 
 /** The parsed turn of a plain-text input: the message, no tool states, no context. */
 export interface TextTurn {
+  /** The message, which is the whole payload. */
   text: string;
+  /** The tool states that the input asks for: none. */
   tools: Record<string, ToolState>;
+  /** The context for the system prompt: always null. */
   context: string | null;
 }
 

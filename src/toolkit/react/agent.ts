@@ -1,6 +1,7 @@
 /** ReActAgent: a ready agent that calls tools until the model writes its final output. */
 import type { z } from "zod";
 import type { ElementType } from "../../domain/elements.js";
+import { ValueError } from "../../domain/errors.js";
 import { ModelOutput, type EventType } from "../../domain/events.js";
 import type { Agent } from "../../runtime/agent.js";
 import { Budget } from "../../runtime/budget.js";
@@ -8,71 +9,155 @@ import { InputDeniedError } from "../../runtime/errors.js";
 import { END, Graph } from "../../runtime/graph.js";
 import { LlmStep } from "../../runtime/steps/llm-step.js";
 import { ToolStep } from "../../runtime/steps/tool-step.js";
-import { DEFAULT_LIMITS } from "../context/limits.js";
-import { MessageBuilder } from "../context/message-builder.js";
-import { elementsThenText, renderedBy } from "../inputs/render.js";
+import { renderedBy, type RenderInput } from "../inputs/render.js";
 import { Text, type TextTurn } from "../inputs/text.js";
-import type { ReActConfig } from "./config.js";
+import { hasTurnField } from "../inputs/turn-fields.js";
+import { PromptFile } from "../prompts/prompt-file.js";
+import { ReActConfig, type ReActConfigOptions } from "./config.js";
+import { withInstructions } from "./instructions.js";
+import { systemPrompt } from "./system-prompt.js";
+import { offeredTools, requiredInstructions } from "./turn-tools.js";
 
-/** The config of every turn, or a function of the resources, the parsed turn and the model name that returns it. */
-export type ReActConfigSource<R, T> = ReActConfig<T> | ((resources: R, turn: T, model: string) => ReActConfig<T>);
+/**
+ * A function that builds the config of one turn from the thread's resources, the parsed turn and the
+ * model that the turn's input names. It refuses a turn by throwing InputDeniedError.
+ */
+export type ReActConfigFunction<R, T> = (resources: R, turn: T, model: string) => ReActConfig<T> | ReActConfigOptions<T>;
+
+/** The config of every turn, or a function that builds the config of each turn. */
+export type ReActConfigSource<R, T> = ReActConfig<T> | ReActConfigOptions<T> | ReActConfigFunction<R, T>;
 
 /** The options of a ReActAgent besides its config. */
 export interface ReActAgentOptions<T> {
-  /** The schema each fresh input's payload parses into. Default: Text, a plain string. */
+  /** The zod schema that each fresh input's payload parses into. Default: Text, a plain string. */
   input?: z.ZodType<T>;
-  /** The element types the agent's tools record beyond the core ones. */
+  /** The element types that the agent's tools record beyond the core ones. */
   elementTypes?: readonly ElementType<any, any>[];
-  /** The event types the agent records beyond the core ones. */
+  /** The event types that the agent records beyond the core ones. */
   eventTypes?: readonly EventType<any, any>[];
 }
 
-/** The names of the two nodes of a ReAct turn. */
+/** The model node of a ReAct turn. */
 export const MODEL_NODE = "model";
 /** The tool node of a ReAct turn. */
 export const TOOLS_NODE = "tools";
 
+// The field of the turn that each default reads.
+const DEFAULT_READS = { renderInput: "text", toolStates: "tools" } as const;
+
 /**
  * The ReAct loop: each model output with tool calls runs the tools, and the model is called again with
- * their results. The turn ends with the first output that calls no tool.
+ * their results; the turn ends with the first output that calls no tool. Register it in an AgentCatalog.
+ *
+ * A config object is checked when the agent is made, a config function's config at each build. The
+ * defaults renderInput and toolStates read the turn's `text` and `tools` fields: an input type whose zod
+ * schema shows it lacks one is refused (ValueError). A schema that cannot show it (a transform, a loose
+ * object, z.any()) is checked on the parsed turn at build, before any model call.
  */
 export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
   readonly input: z.ZodType<T>;
   readonly elementTypes: readonly ElementType<any, any>[];
   readonly eventTypes: readonly EventType<any, any>[];
-  private readonly config: ReActConfigSource<R, T>;
+  private readonly source: ReActConfig<T> | ReActConfigFunction<R, T>;
+  private readonly fields: Readonly<Record<"text" | "tools", boolean | null>>;
 
+  /**
+   * @throws ValueError or PromptFileError: a config object with a bad setting (see ReActConfig), or one that
+   *   keeps the default renderInput or toolStates while the input type has no `text` or `tools` field.
+   * @throws PromptFileError when a config object's PromptFile gives texts, for any model, to a tool not in
+   *   `tools` or to an argument that the model does not write.
+   */
   constructor(config: ReActConfigSource<R, T>, options: ReActAgentOptions<T> = {}) {
-    this.config = config;
     this.input = options.input ?? (Text as unknown as z.ZodType<T>);
     this.elementTypes = options.elementTypes ?? [];
     this.eventTypes = options.eventTypes ?? [];
+    this.fields = { text: hasTurnField(this.input, "text"), tools: hasTurnField(this.input, "tools") };
+    if (typeof config === "function") {
+      this.source = config;
+      return;
+    }
+    const checked = ReActConfig.from(config);
+    this.checkDefaults(checked, null);
+    if (checked.prompt instanceof PromptFile) {
+      for (const model of [null, ...checked.prompt.endpoints]) checked.prompt.forModel(model).described(checked.tools);
+    }
+    this.source = checked;
   }
 
-  /** Build the graph of a turn, on the model that its opening input records. */
+  /** The declarations of a config object's tools; null when the agent builds each turn's config with a function. */
+  get declarations(): ReActConfig<T>["declarations"] | null {
+    return typeof this.source === "function" ? null : this.source.declarations;
+  }
+
+  /**
+   * Build the graph of a turn, on the model that its opening input records: a model node and a tool node,
+   * with the turn's budget of passes.
+   * @throws InputDeniedError when the input records no model, the config function refuses the turn, or the
+   *   turn names a tool that was never declared, asks another state of a locked one, or requires one that
+   *   `tools` leaves out.
+   * @throws ValueError when a config function's config is bad or keeps a default that reads a field the turn lacks.
+   * @throws PromptFileError when the PromptFile gives the turn's model texts for a tool not in `tools`, or
+   *   for an argument that the model does not write.
+   */
   build(resources: R, turn: T, model: string | null): Graph {
-    if (model === null) throw new InputDeniedError("The input records no model: give Input a model, such as the adapter's model name.");
-    const config = typeof this.config === "function" ? this.config(resources, turn, model) : this.config;
-    const context = config.context ?? new MessageBuilder();
-    const limits = config.limits ?? DEFAULT_LIMITS;
-    const citations = config.citations ?? null;
+    if (model === null) {
+      throw new InputDeniedError("The input records no model: give the Input a model, such as the name of the model the turn runs on.");
+    }
+    const config = this.configFor(resources, turn, model);
+    this.checkDefaults(config, turn);
+    const modelName = config.model.resolve(model);
+    const prompts = config.prompt instanceof PromptFile ? config.prompt.forModel(modelName) : null;
+    const supplied = prompts === null ? config.tools : prompts.described(config.tools);
+    const offered = offeredTools(config.declarations, config.toolStates(turn), supplied);
     const budget = new Budget({ passes: config.passes, toolRoundsAfterCap: config.toolRoundsAfterCap, resetsOnAnswer: config.resetsOnAnswer });
-    const tools = [...(config.tools ?? []), ...context.addedTools];
-    const prompt = config.prompt;
-    const builder = context.forTurn({
-      renderInput: renderedBy(this.input, config.renderInput ?? elementsThenText),
-      model: config.model.resolve(model),
-      prompt: (citation) => (typeof prompt === "string" ? prompt : prompt(turn, citation)),
-      tools: tools.map((tool) => tool.def()),
+    const builder = config.context.forTurn({
+      renderInput: this.renderInput(config),
+      model: modelName,
+      prompt: systemPrompt(prompts ?? (config.prompt as Exclude<typeof config.prompt, PromptFile>), turn),
+      tools: offered.map((tool) => tool.def()),
       budget,
-      citations,
-      limits,
+      citations: config.citations,
+      limits: config.limits,
     });
-    const step = context.wrap(new LlmStep({ builder, model: config.model, modelName: model }), limits);
+    const step = config.context.wrap(new LlmStep({ builder, model: config.model, modelName: model }), config.limits);
     return new Graph()
       .addNode(MODEL_NODE, step)
-      .addNode(TOOLS_NODE, new ToolStep({ tools, budget, repeats: config.repeats ?? false }))
+      .addNode(TOOLS_NODE, new ToolStep({ tools: [...offered, ...config.context.addedTools], budget, repeats: config.repeats }))
       .addEdge(MODEL_NODE, (trace) => ((trace.byType(ModelOutput).at(-1)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END))
       .addEdge(TOOLS_NODE, MODEL_NODE);
+  }
+
+  private configFor(resources: R, turn: T, model: string): ReActConfig<T> {
+    if (typeof this.source !== "function") return this.source;
+    const built = this.source(resources, turn, model);
+    if (built === null || typeof built !== "object") throw new ValueError("The config function must return a ReActConfig, or throw InputDeniedError to refuse the turn.");
+    return ReActConfig.from(built);
+  }
+
+  /**
+   * Each input renders with the config's renderInput, then the instructions of the tools that it required
+   * itself: an earlier input keeps the instructions of its own turn, not those of the running one.
+   */
+  private renderInput(config: ReActConfig<T>): RenderInput {
+    return renderedBy(
+      this.input,
+      withInstructions(config.renderInput, (turn) => requiredInstructions(config.declarations, config.toolStates(turn))),
+    );
+  }
+
+  // A default that reads a field the input type lacks: refused now, or on the parsed turn when the schema cannot say.
+  private checkDefaults(config: ReActConfig<T>, turn: T | null): void {
+    for (const setting of ["renderInput", "toolStates"] as const) {
+      if (!config.keepsDefault(setting)) continue;
+      const field = DEFAULT_READS[setting];
+      const known = this.fields[field];
+      const lacks = known === false || (known === null && turn !== null && !(typeof turn === "object" && field in turn));
+      if (lacks) {
+        throw new ValueError(
+          `The config keeps the default ${setting}, which reads the turn's "${field}" field, and the agent's input type has none: ` +
+            `give the config a ${setting} of its own, or an input type with a "${field}" field.`,
+        );
+      }
+    }
   }
 }
