@@ -1,0 +1,38 @@
+/**
+ * closeTurn: give the thread's lease up and summarise the turn for the workflow's result: the start of
+ * the answer, its citations resolved to source ids, the turn's positions and counts.
+ */
+import { Context } from "@temporalio/activity";
+import { ModelOutput, ToolOutput } from "../src/domain/events.js";
+import { inserted } from "../src/domain/trace.js";
+import { ValueError } from "../src/domain/errors.js";
+import { ANSWER_CHARACTERS, type CloseTurnArgument, type TurnResult } from "../src/temporal/contract.js";
+import { reported } from "./failures.js";
+import { traceOf, type TurnAccess } from "./turn-access.js";
+
+/** Release the lease and summarise the turn whose Input has seq `inputSeq`. */
+export async function closeTurn(access: TurnAccess, argument: CloseTurnArgument): Promise<TurnResult> {
+  return reported(async () => {
+    await access.catalog.store.release(argument.lease);
+    const entries = (await traceOf(access, argument)).stream(argument.stream).entries.slice(argument.inputSeq);
+    if (entries.length === 0) throw new ValueError(`Thread "${argument.threadId}" has no input at seq ${argument.inputSeq} of stream "${argument.stream}".`);
+    const events = entries.map((entry) => entry.event);
+    const outputs = events.filter((event): event is ModelOutput => ModelOutput.is(event));
+    const answer = outputs.at(-1);
+    const written = answer ? inserted(answer.content, answer.markers.map((marker) => [marker.at, marker.text] as const)) : "";
+    const citations = (answer?.markers ?? []).map((marker) => ({ marker: marker.text, sources: marker.cited.map((number) => number.source) }));
+    const sources = [...new Set(citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null)))];
+    return {
+      threadId: argument.threadId,
+      agent: argument.agent,
+      answer: written.slice(0, ANSWER_CHARACTERS),
+      truncated: written.length > ANSWER_CHARACTERS,
+      citations,
+      sources,
+      positions: { first: entries[0]!.position, last: entries.at(-1)!.position },
+      events: events.length,
+      modelCalls: outputs.length,
+      toolCalls: events.filter((event) => ToolOutput.is(event)).length,
+    };
+  }, Context.current().cancellationSignal);
+}

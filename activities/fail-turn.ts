@@ -1,0 +1,34 @@
+/**
+ * failTurn: record why the turn stopped, once, and give the thread's lease up. A turn that failed before
+ * its input was recorded records nothing; a lease that another runner replaced records nothing either.
+ */
+import { Context } from "@temporalio/activity";
+import { Failure } from "../src/domain/events.js";
+import { LeaseExpiredError } from "../src/ports/errors.js";
+import { recordFailure } from "../src/runtime/runner/work.js";
+import type { FailedTurn, FailTurnArgument } from "../src/temporal/contract.js";
+import { reported } from "./failures.js";
+import { recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
+
+/** Record the turn's Failure unless the turn holds one already, then release the lease. */
+export async function failTurn(access: TurnAccess, argument: FailTurnArgument): Promise<FailedTurn> {
+  return reported(async () => {
+    try {
+      if (argument.inputSeq === null) return { seq: null };
+      const stream = (await traceOf(access, argument)).stream(argument.stream);
+      if (stream.events.slice(argument.inputSeq).some((event) => Failure.is(event))) return { seq: null };
+      const { failure } = argument;
+      const error = Object.assign(new Error(failure.message), { name: failure.error, retryable: failure.retryable });
+      try {
+        const recorded = await recordFailure(recorderOf(access, argument), error, { stream: argument.stream, node: failure.node, callId: failure.callId });
+        return { seq: recorded.seq };
+      } catch (cause) {
+        // Another runner took the thread: the turn is no longer this workflow's to write.
+        if (cause instanceof LeaseExpiredError) return { seq: null };
+        throw cause;
+      }
+    } finally {
+      await access.catalog.store.release(argument.lease);
+    }
+  }, Context.current().cancellationSignal);
+}

@@ -1,0 +1,40 @@
+/**
+ * The activities of the turn workflow, created from a catalog (its store, agents and version) and an
+ * observer. Each reads the thread and runs through the runtime's code: the same steps, pendingNode and
+ * runWork as the local runner.
+ */
+import type { Observer } from "../src/ports/observer.js";
+import type { AgentCatalog } from "../src/runtime/catalog.js";
+import type { TurnActivities } from "../src/temporal/contract.js";
+import { callUnit } from "./call-unit.js";
+import { closeTurn } from "./close-turn.js";
+import { failTurn } from "./fail-turn.js";
+import { nextWork } from "./next-work.js";
+import { openTurn } from "./open-turn.js";
+import { recordInput } from "./record-input.js";
+import type { TurnAccess } from "./turn-access.js";
+
+/** What the activities run with. */
+export interface ActivitiesOptions {
+  /** The agents, the store and the code version. */
+  catalog: AgentCatalog;
+  /** Watches the model and tool calls and the recorded events. Default: the catalog's observer. */
+  observer?: Observer;
+}
+
+/** The activities a worker registers for the turn workflow. */
+export function createActivities(options: ActivitiesOptions): TurnActivities {
+  const access: TurnAccess = { catalog: options.catalog, observer: options.observer ?? options.catalog.observer };
+  return {
+    openTurn: (argument) => openTurn(access, argument),
+    recordInput: (argument) => recordInput(access, argument),
+    nextWork: (argument) => nextWork(access, argument),
+    callModel: (argument) => callUnit(access, argument, "model"),
+    callTool: (argument) => callUnit(access, argument, "tool"),
+    failTurn: (argument) => failTurn(access, argument),
+    closeTurn: (argument) => closeTurn(access, argument),
+  };
+}
+
+export { activityFailure } from "./failures.js";
+export { LEASE_SECONDS } from "./turn-access.js";

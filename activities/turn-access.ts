@@ -1,0 +1,48 @@
+/**
+ * What every activity of a turn shares: the catalog and observer it runs with, and how it reads the
+ * thread and rebuilds the turn's graph, through the same runtime code the local runner uses.
+ */
+import type { Trace } from "../src/domain/trace.js";
+import type { Observer } from "../src/ports/observer.js";
+import type { Lease } from "../src/ports/store.js";
+import type { AgentCatalog } from "../src/runtime/catalog.js";
+import type { StepContext } from "../src/runtime/contracts.js";
+import type { Graph } from "../src/runtime/graph.js";
+import { readTrace } from "../src/runtime/runner/read.js";
+import type { Recorder } from "../src/runtime/runner/work.js";
+import type { TurnScope } from "../src/temporal/contract.js";
+
+/** How long the turn's lease lives between renewals, in seconds: each activity renews it. */
+export const LEASE_SECONDS = 60;
+
+/** What the activities run with. */
+export interface TurnAccess {
+  catalog: AgentCatalog;
+  observer: Observer | undefined;
+}
+
+/** The recorder of a turn's activity: the catalog's store and version, the agent's types, the turn's lease. */
+export function recorderOf(access: TurnAccess, scope: Omit<TurnScope, "lease"> & { lease: Lease | null }): Recorder {
+  const { catalog } = access;
+  return { store: catalog.store, types: catalog.types(scope.agent), threadId: scope.threadId, lease: scope.lease, version: catalog.version };
+}
+
+/** The thread's trace, decoded with its agent's types. */
+export async function traceOf(access: TurnAccess, scope: Omit<TurnScope, "lease">): Promise<Trace> {
+  return readTrace(access.catalog.store, access.catalog.types(scope.agent), scope.threadId);
+}
+
+/** The graph of the stream's running turn, rebuilt from the trace exactly as the local runner builds it. */
+export async function graphOf(access: TurnAccess, scope: Omit<TurnScope, "lease">, trace: Trace): Promise<Graph> {
+  return access.catalog.graphFor(scope.threadId, scope.agent, trace, scope.stream);
+}
+
+/** The step context of a turn, without the trace and the node. */
+export function contextOf(access: TurnAccess, scope: Omit<TurnScope, "lease">): Omit<StepContext, "trace" | "node"> {
+  return { threadId: scope.threadId, agent: scope.agent, stream: scope.stream, observer: access.observer };
+}
+
+/** Keep the turn's lease alive: it lets no other runner (a local one) take the thread while the turn runs. */
+export async function renewLease(access: TurnAccess, lease: Lease): Promise<void> {
+  await access.catalog.store.renew(lease, { ttl: LEASE_SECONDS });
+}

@@ -1,0 +1,213 @@
+/**
+ * The contract of the Temporal runner: the turn workflow's type name, the JSON shapes of its argument and
+ * result, the workflow id of a thread, and the activities the workflow calls. Pure types and constants:
+ * workflows/ imports it, and a client of any Temporal SDK can follow it (docs/temporal.md).
+ */
+
+/** The workflow type of one turn of a thread. */
+export const TURN_WORKFLOW = "soevTurn";
+
+/** The task queue a worker polls unless told otherwise. */
+export const DEFAULT_TASK_QUEUE = "soev-agents";
+
+/** The prefix of a turn's workflow id: the rest is the thread id. */
+export const WORKFLOW_ID_PREFIX = "soev-thread-";
+
+/** The stream a turn runs on. */
+export const MAIN_STREAM = "main";
+
+/** How many characters of the answer the workflow result carries. */
+export const ANSWER_CHARACTERS = 500;
+
+/** How many characters of the input a summary shows. */
+export const SUMMARY_CHARACTERS = 80;
+
+/**
+ * The workflow id of a thread's turns: one id per thread, so Temporal itself refuses a second turn of
+ * the thread while one runs.
+ */
+export function workflowIdOf(threadId: string): string {
+  return `${WORKFLOW_ID_PREFIX}${threadId}`;
+}
+
+/** The thread id of a turn's workflow id, or null for a workflow id of another form. */
+export function threadIdOf(workflowId: string): string | null {
+  return workflowId.startsWith(WORKFLOW_ID_PREFIX) ? workflowId.slice(WORKFLOW_ID_PREFIX.length) || null : null;
+}
+
+/** A text cut to `characters`, with "..." when it was longer: for summaries in the Temporal UI. */
+export function shortened(text: string, characters = SUMMARY_CHARACTERS): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > characters ? `${line.slice(0, characters - 3)}...` : line;
+}
+
+/** A JSON value, as the workflow's argument and result carry them. */
+export type TurnJson = string | number | boolean | null | TurnJson[] | { [key: string]: TurnJson };
+
+/** The input that opens the turn: the user's payload (the agent's input type parses it) and the model. */
+export interface TurnInput {
+  payload: TurnJson;
+  /** The model the turn runs on, as the agent's adapter names it. */
+  model: string | null;
+}
+
+/** Timeouts and retries of a turn's activities; every field is optional. */
+export interface TurnSettings {
+  /** A model or tool attempt that sends no heartbeat for this long is retried on another worker. Default 15. */
+  heartbeatSeconds?: number;
+  /** The longest one model or tool attempt may run. Default 600. */
+  callSeconds?: number;
+  /** The attempts of one activity before the turn fails, transient errors included. Default 10. */
+  attempts?: number;
+}
+
+/** The argument of the turn workflow: `{ agent, threadId, input: { payload, model } }`, JSON. */
+export interface TurnArgument {
+  /** The agent's name in the worker's catalog. */
+  agent: string;
+  /** The thread to continue, or null to open a new thread (the workflow picks its id). */
+  threadId: string | null;
+  input: TurnInput;
+  settings?: TurnSettings;
+}
+
+/** One citation marker of the answer: its text as the model wrote it, and the source id each number names. */
+export interface TurnCitation {
+  marker: string;
+  /** The real id of each cited Source, or null where the number named nothing citable. */
+  sources: (string | null)[];
+}
+
+/** The result of the turn workflow: a short summary of the answer; the trace store holds the rest. */
+export interface TurnResult {
+  threadId: string;
+  agent: string;
+  /** The start of the answer as the model wrote it (markers in place), at most ANSWER_CHARACTERS. */
+  answer: string;
+  /** Whether `answer` is cut short. */
+  truncated: boolean;
+  /** The answer's markers, in order. */
+  citations: TurnCitation[];
+  /** The distinct ids of the cited sources, in order of first citation. */
+  sources: string[];
+  /** The positions in the thread's log of the turn's first event (its input) and last event. */
+  positions: { first: number; last: number };
+  /** The events the turn recorded on its stream, its input included. */
+  events: number;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+/** The thread's lease as the workflow holds it for the turn: passed to each activity. */
+export interface TurnLease {
+  threadId: string;
+  owner: string;
+  counter: number;
+}
+
+/** What every activity of a running turn names: the thread, its agent, the stream and the turn's lease. */
+export interface TurnScope {
+  agent: string;
+  threadId: string;
+  stream: string;
+  lease: TurnLease;
+}
+
+/** openTurn: check the agent and thread, take the thread's lease for the turn, and read the stream's length. */
+export interface OpenTurnArgument {
+  agent: string;
+  threadId: string;
+  stream: string;
+  /** The lease owner: the workflow id and run id, so a retried attempt takes its own lease again. */
+  owner: string;
+}
+
+/** What openTurn found: the lease, and the stream's length, which keys the input of this turn. */
+export interface OpenedTurn {
+  lease: TurnLease;
+  streamLength: number;
+}
+
+/** recordInput: record the turn's Input at the stream length that openTurn read, exactly once. */
+export interface RecordInputArgument extends TurnScope {
+  input: TurnInput;
+  /** The stream's length before this turn: the Input goes at this seq. */
+  seq: number;
+}
+
+/** Where the Input was recorded (its seq keys the turn), and whether an earlier attempt had recorded it. */
+export interface RecordedInput {
+  seq: number;
+  skipped: boolean;
+}
+
+/** One unit of work: one model call or one tool call (the runtime's Work). */
+export interface WorkUnit {
+  /** The tool call's id, or the model call's pass key. */
+  key: string;
+  kind: "model" | "tool";
+  /** The model's name or the tool's name. */
+  name: string;
+  /** A short summary, such as `search({"query":"bulky waste"})`. */
+  summary: string;
+}
+
+/** What nextWork found: the node with work and its units, or `node: null` when the turn is over. */
+export interface PlannedWork {
+  node: string | null;
+  work: WorkUnit[];
+  /** The stream's length as read. */
+  streamLength: number;
+}
+
+/** callModel / callTool: run one unit of a node's work. */
+export interface WorkArgument extends TurnScope {
+  node: string;
+  unit: WorkUnit;
+}
+
+/** What running one unit did: the seqs of the events it recorded, or none when the trace had them. */
+export interface WorkDone {
+  skipped: boolean;
+  seqs: number[];
+  /** The tool calls of a recorded model output. */
+  toolCalls: number;
+}
+
+/** A step's failure as the workflow reports it to failTurn. */
+export interface TurnFailure {
+  /** The error's class name, such as "ModelOutputError". */
+  error: string;
+  message: string;
+  retryable: boolean;
+  node: string | null;
+  callId: string | null;
+}
+
+/** failTurn: record the Failure once (when the turn's input is recorded) and give the lease up. */
+export interface FailTurnArgument extends TurnScope {
+  /** The seq of the turn's Input, or null when the turn failed before recording it. */
+  inputSeq: number | null;
+  failure: TurnFailure;
+}
+
+/** The seq of the recorded Failure, or null when nothing was recorded (no input yet, recorded before, or lease replaced). */
+export interface FailedTurn {
+  seq: number | null;
+}
+
+/** closeTurn: give the lease up and summarise the turn whose Input has the seq `inputSeq`. */
+export interface CloseTurnArgument extends TurnScope {
+  inputSeq: number;
+}
+
+/** The activities of the turn workflow, by name: what a worker registers and the workflow calls. */
+export interface TurnActivities {
+  openTurn(argument: OpenTurnArgument): Promise<OpenedTurn>;
+  recordInput(argument: RecordInputArgument): Promise<RecordedInput>;
+  nextWork(argument: TurnScope): Promise<PlannedWork>;
+  callModel(argument: WorkArgument): Promise<WorkDone>;
+  callTool(argument: WorkArgument): Promise<WorkDone>;
+  failTurn(argument: FailTurnArgument): Promise<FailedTurn>;
+  closeTurn(argument: CloseTurnArgument): Promise<TurnResult>;
+}

@@ -1,0 +1,2 @@
+/** The workflows a soev-agents worker registers. */
+export { soevTurn } from "./turn.js";
