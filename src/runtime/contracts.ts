@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import type { Element, ElementType } from "../domain/elements.js";
-import type { Event, Stream, ToolOutput } from "../domain/events.js";
+import type { Event, Stream, ToolCall, ToolOutput } from "../domain/events.js";
 import type { Numbering } from "../domain/numbering.js";
 import type { Trace } from "../domain/trace.js";
 import type { ChatRequest } from "../ports/request.js";
@@ -24,12 +24,17 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** Tells the runner the call is alive (a Temporal activity heartbeat). */
   heartbeat?: () => void;
+  /** Whether identical calls run again, for a tool that does not say (its `repeats` is null). Default false. */
+  repeats?: boolean;
 }
 
 /** A per-turn limit of a tool: checked before the call runs; a refused call gets `error` as its result. */
 export interface Limit {
-  /** The error the model reads when this call would pass the limit, else null. */
-  check(turn: readonly Event[], toolName: string): string | null;
+  /**
+   * The error the model reads when `call` would pass the limit, else null. `turn` holds the call's model
+   * output, so a limit can count the calls that came before it in the same output.
+   */
+  check(turn: readonly Event[], call: ToolCall): string | null;
 }
 
 /** A tool the model can call: its definition, and how to run one call with parsed arguments. */

@@ -1,2 +1,44 @@
 /** soev-agents/runtime: tools, graphs and steps, budget, citations, the catalog and the local runner, replay. */
 export { BRACKETS, FULLWIDTH, parseMarkers, readMarkers } from "./citations.js";
+export { tool } from "./tools/function-tool.js";
+export type { FunctionTool, ToolSpec, ToolArguments } from "./tools/function-tool.js";
+export { bound, checkBindable } from "./tools/bound.js";
+export type { Bound, BoundValues } from "./tools/bound.js";
+export { Recorded } from "./tools/recorded.js";
+export type { RecordedValues } from "./tools/recorded.js";
+export { ElementId, ResultHandle, idArguments } from "./tools/ids.js";
+export type { IdArgument, IdTarget } from "./tools/ids.js";
+export { atMost } from "./tools/limits.js";
+export type { AtMost, AtMostOptions } from "./tools/limits.js";
+export { toolDef, argumentsSchema } from "./tools/tool-def.js";
+export { mapArguments, shownArguments } from "./tools/arguments.js";
+export { executeCall, checkBound } from "./tools/execute.js";
+export { UnboundToolError, ToolReturnError } from "./tools/errors.js";
+export { Budget, BUDGET_DEFAULTS } from "./budget.js";
+export type { BudgetOptions } from "./budget.js";
+export { resultHandles } from "./handles.js";
+export type { Handles } from "./handles.js";
+export { Graph, END } from "./graph.js";
+export type { Route } from "./graph.js";
+export { LlmStep } from "./steps/llm-step.js";
+export type { LlmStepOptions } from "./steps/llm-step.js";
+export { ToolStep, FINISH_DIRECTIVE } from "./steps/tool-step.js";
+export type { ToolStepOptions } from "./steps/tool-step.js";
+export { accepted } from "./agent.js";
+export type { Agent } from "./agent.js";
+export { AgentCatalog } from "./catalog.js";
+export type { CatalogOptions, ResourcesOf } from "./catalog.js";
+export { Thread } from "./thread.js";
+export type { ResumeOptions } from "./thread.js";
+export { runTurn } from "./runner/local.js";
+export type { RunOptions } from "./runner/local.js";
+export { runWork, recordFailure, append } from "./runner/work.js";
+export type { Recorder, WorkResult } from "./runner/work.js";
+export { pendingNode } from "./runner/pending.js";
+export { readTrace } from "./runner/read.js";
+export { replay } from "./replay.js";
+export type { ReplayedCall } from "./replay.js";
+export { InputDeniedError, UnknownThreadError, GraphError } from "./errors.js";
+export type {
+  Tool, Limit, ToolCallContext, CitationStrategy, ParsedMarker, ModelContext, ContextBuilder, Show, Step, StepContext, Work,
+} from "./contracts.js";

@@ -1,0 +1,56 @@
+/**
+ * Arguments that hold ids: ElementId(Type) for an element's number, ResultHandle() for a result's handle.
+ * The model writes the short form (5, r3); the LlmStep records the real id or call id (arguments.ts), so
+ * the tool gets real ids and a recorded call reads without the tool's code.
+ */
+import { z } from "zod";
+import type { ElementType } from "../../domain/elements.js";
+
+/** What an id argument holds, as its schema's metadata. */
+export type IdTarget = { kind: "element"; type: ElementType<any, any> } | { kind: "result" };
+
+// The registry keeps its metadata through describe() and meta(), which clone the schema with a parent link.
+const targets = z.registry<IdTarget>();
+
+/**
+ * A string argument that holds the number of an element of `type` (subtypes included). The JSON schema
+ * says string ("5"); a model that writes the integer 5 is accepted too. The tool gets the element's real id.
+ */
+export function ElementId(type: ElementType<any, any>): z.ZodString {
+  return z.string().register(targets, { kind: "element", type }).describe(`The number of ${article(type.name)} ${type.name}.`);
+}
+
+/** A string argument that holds the handle of a tool result, such as "r3". The tool gets the result's call id. */
+export function ResultHandle(): z.ZodString {
+  return z.string().register(targets, { kind: "result" }).describe("The handle of a result, such as r3.");
+}
+
+/** One id argument of a tool: what it holds, and whether it is a list of them. */
+export interface IdArgument {
+  target: IdTarget;
+  list: boolean;
+}
+
+/** The id arguments of a tool's arguments schema, by argument name. Wrappers (optional, default, ...) are seen through. */
+export function idArguments(args: z.ZodObject<any>): Map<string, IdArgument> {
+  const found = new Map<string, IdArgument>();
+  for (const [name, schema] of Object.entries(args.shape as Record<string, z.ZodType>)) {
+    const argument = idArgument(schema, false);
+    if (argument) found.set(name, argument);
+  }
+  return found;
+}
+
+function idArgument(schema: z.ZodType, list: boolean): IdArgument | undefined {
+  const target = targets.get(schema) as IdTarget | undefined;
+  if (target) return { target, list };
+  const definition = schema._zod.def as { type: string; innerType?: z.ZodType; element?: z.ZodType };
+  if (definition.type === "array" && definition.element && !list) return idArgument(definition.element, true);
+  if (definition.innerType) return idArgument(definition.innerType, list);
+  return undefined;
+}
+
+/** The article of a type name in a sentence: "an" before a vowel, else "a". */
+export function article(word: string): string {
+  return /^[aeiou]/.test(word) ? "an" : "a";
+}
