@@ -1,0 +1,129 @@
+/**
+ * The xml layout: each element as a tag named by its type, its number as `id`, a Source's cite marker
+ * and text, parts nested inside their whole. The model sees numbers, never real ids.
+ */
+import { Source, type Element, type ElementType } from "../../domain/elements.js";
+import { ValueError } from "../../domain/errors.js";
+import type { Numbering } from "../../domain/numbering.js";
+import type { CitationStrategy, Show } from "../../runtime/contracts.js";
+import { nest, type Nested, type OrderValue } from "./nesting.js";
+import { nearestKind } from "./nearest-kind.js";
+import { checkPath, readPath } from "./paths.js";
+import { attributeName, attributeValue, checkName, escapeAttribute, escapeText } from "./xml-text.js";
+
+/** Element types by the type they apply to; each applies to the subtypes of its type too. */
+export type ByElementType<V> = ReadonlyMap<ElementType<any, any>, V>;
+
+/** The settings of the xml layout. */
+export interface XmlOptions {
+  /** The attributes of each type it names: path to attribute name, e.g. `{ "properties.modified": "date" }`. Unnamed types show every field and property. */
+  fields?: ByElementType<Readonly<Record<string, string>>> | null;
+  /** The tag of each type it names, in place of its stored type name. */
+  tags?: ByElementType<string> | null;
+  /** The path per type that sorts the parts nested in one whole, e.g. "properties.chunkIndex". */
+  order?: ByElementType<string> | null;
+  /** The attribute that holds a Source's marker, or null for none. Default "cite". */
+  cite?: string | null;
+}
+
+/** The fields every element has, which the layout shows in its own way (type as tag, id as number, ref by nesting). */
+const BASE_FIELDS = new Set(["type", "id", "ref", "properties"]);
+
+/**
+ * Make the Show that renders elements as XML. Every field a type adds and every properties key is an
+ * attribute, unless `fields` names the type. `id`, the cite attribute and the attribute that names the
+ * whole are the element's own: a field of the same name is shown as `data-<name>`.
+ * @throws ValueError when a path in `fields` or `order` does not start with a field of its type, or a name is not an XML name.
+ */
+export function xml(options: XmlOptions = {}): Show {
+  const fields = new Map(options.fields ?? []);
+  const tags = new Map(options.tags ?? []);
+  const order = new Map(options.order ?? []);
+  const cite = options.cite === undefined ? "cite" : options.cite;
+  for (const [type, paths] of fields) {
+    for (const [path, name] of Object.entries(paths)) {
+      checkPath(type, path, "fields");
+      checkName(name, "attribute name");
+    }
+  }
+  for (const tag of tags.values()) checkName(tag, "tag");
+  for (const [type, path] of order) checkPath(type, path, "order");
+  if (cite !== null) checkName(cite, "cite attribute name");
+  const layout = { fields, tags, order, cite };
+  return (elements, numbering, _tool, citations) => {
+    const context = { ...layout, numbering, citations };
+    return nest(elements, (element) => orderValue(order, element)).map((node) => render(node, false, context)).join("\n");
+  };
+}
+
+interface RenderContext {
+  fields: ByElementType<Readonly<Record<string, string>>>;
+  tags: ByElementType<string>;
+  order: ByElementType<string>;
+  cite: string | null;
+  numbering: Numbering;
+  citations: CitationStrategy | null;
+}
+
+function render(node: Nested, nested: boolean, context: RenderContext): string {
+  const { element } = node;
+  const tag = tagOf(element, context.tags);
+  const attributes = attributesOf(element, nested, context).map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join("");
+  const text = Source.is(element) && typeof element.text === "string" ? escapeText(element.text) : "";
+  const parts = node.parts.map((part) => render(part, true, context));
+  if (text === "" && parts.length === 0) return `<${tag}${attributes}/>`;
+  const inner = parts.length === 0 ? text : `${text}\n${parts.join("\n")}\n`;
+  return `<${tag}${attributes}>${inner}</${tag}>`;
+}
+
+function attributesOf(element: Element, nested: boolean, context: RenderContext): [string, string][] {
+  const number = numberOf(element.id, context.numbering);
+  const own: [string, string][] = [["id", String(number)]];
+  if (context.cite !== null && context.citations !== null && Source.is(element)) own.push([context.cite, context.citations.write(number)]);
+  const whole = nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
+  if (whole !== undefined) {
+    // A whole that has no number in the thread is not named: its real id is never shown.
+    const wholeElement = context.numbering.element(whole);
+    own.push([wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole)]);
+  }
+  const reserved = new Set(["id", ...(context.cite === null ? [] : [context.cite]), ...own.map(([name]) => name)]);
+  const used = new Set(own.map(([name]) => name));
+  const attributes = own;
+  for (const [name, value] of shownFields(element, context.fields)) {
+    const text = attributeValue(value);
+    const shownName = reserved.has(name) || used.has(name) ? `data-${name}` : name;
+    if (text === undefined || used.has(shownName)) continue;
+    used.add(shownName);
+    attributes.push([shownName, text]);
+  }
+  return attributes;
+}
+
+/** The attributes a type shows besides its own: the paths `fields` lists for it, else every added field and property. */
+function shownFields(element: Element, fields: ByElementType<Readonly<Record<string, string>>>): [string, unknown][] {
+  const listed = nearestKind(fields, element);
+  if (listed !== undefined) return Object.entries(listed).map(([path, name]) => [name, readPath(element, path)]);
+  const own = Object.entries(element).filter(([key]) => !BASE_FIELDS.has(key) && !(key === "text" && Source.is(element)));
+  const properties = Object.entries(element.properties ?? {}).map(([key, value]): [string, unknown] => [attributeName(key), value]);
+  return [...own, ...properties];
+}
+
+function tagOf(element: Element, tags: ByElementType<string>): string {
+  return nearestKind(tags, element) ?? element.type;
+}
+
+function orderValue(order: ByElementType<string>, element: Element): OrderValue {
+  const path = nearestKind(order, element);
+  const value = path === undefined ? undefined : readPath(element, path);
+  return typeof value === "number" || typeof value === "string" ? value : undefined;
+}
+
+function numberOf(id: string, numbering: Numbering): number {
+  const number = numbering.numberOf(id);
+  if (number === undefined) {
+    throw new ValueError(
+      `Element "${id}" has no number in the thread: a Show gets the elements of recorded tool results and inputs only.`,
+    );
+  }
+  return number;
+}
