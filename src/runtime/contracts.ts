@@ -100,11 +100,12 @@ export type Show = (
 /** Recorded element type marker used by tools: the elements of a type that the turn recorded. */
 export type RecordedType = ElementType<any, any>;
 
-/** One unit of a step's work: one model call or one tool call. Small: it travels through Temporal. */
+/** One unit of a step's work: one model call, one tool call, or other work of a step of your own. Small: it travels through Temporal. */
 export interface Work {
   /** The key that `run` takes: a tool call's id, or the model call's pass. */
   key: string;
-  kind: CallKind;
+  /** A model call, a tool call, or "step" for work that calls neither. */
+  kind: CallKind | "step";
   /** The model's name or the tool's name. */
   name: string;
   /** A short summary for logs and the Temporal UI, such as `search("bulky waste")`. */
