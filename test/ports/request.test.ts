@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  AssistantMessage, ChatRequest, IMAGE_CHARACTERS, ImagePart, SystemMessage, TextPart, ToolDef, ToolResult, UserMessage,
+  type Message,
+} from "../../src/ports/index.js";
+
+const PIXEL = new Uint8Array([137, 80, 78, 71]);
+const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });
+
+function messages(): Message[] {
+  return [
+    SystemMessage("Answer briefly."),
+    UserMessage([TextPart("What is this?"), ImagePart(PIXEL)]),
+    AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }], reasoning: "Think." }),
+    ToolResult("c1", "Dogs pay 100 euros."),
+  ];
+}
+
+describe("ChatRequest.characters", () => {
+  it("counts texts, reasoning, tool calls and tools as JSON, and each image as 6,000", () => {
+    const request = new ChatRequest(messages(), [SEARCH]);
+    const expected =
+      "Answer briefly.".length +
+      "What is this?".length + IMAGE_CHARACTERS +
+      "Let me look.".length + "Think.".length + "search".length + "{\"query\":\"dogs\"}".length +
+      "Dogs pay 100 euros.".length +
+      "search".length + "Search.".length + "{\"type\":\"object\"}".length;
+
+    expect(IMAGE_CHARACTERS).toBe(6_000);
+    expect(request.characters).toBe(expected);
+    expect(request.characters).toBe(6117);
+  });
+
+  it("counts a string user message by its length, and an empty request as 0", () => {
+    expect(new ChatRequest([UserMessage("four")]).characters).toBe(4);
+    expect(new ChatRequest([]).characters).toBe(0);
+    expect(new ChatRequest([UserMessage([ImagePart(PIXEL), ImagePart(PIXEL)])]).characters).toBe(12_000);
+  });
+});
+
+describe("ChatRequest.hash", () => {
+  it("is the same across runs: the SHA-256 of the canonical JSON", () => {
+    const request = new ChatRequest(messages(), [SEARCH]);
+
+    expect(request.hash).toMatch(/^[0-9a-f]{64}$/);
+    // Pinned: a change to the canonical form changes every recorded request hash, and replay compares them.
+    expect(request.hash).toBe(createHash("sha256").update(CANONICAL).digest("hex"));
+    expect(request.hash).toBe(PINNED_HASH);
+    expect(new ChatRequest(messages(), [SEARCH]).hash).toBe(request.hash);
+  });
+
+  it("does not depend on the key order of tool parameters or call arguments", () => {
+    const one = new ChatRequest(
+      [AssistantMessage("", { toolCalls: [{ id: "c", name: "t", arguments: { a: 1, b: { x: [1, 2], y: null } } }] })],
+      [ToolDef({ name: "t", description: "d", parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "object" } } } })],
+    );
+    const other = new ChatRequest(
+      [AssistantMessage("", { toolCalls: [{ name: "t", arguments: { b: { y: null, x: [1, 2] }, a: 1 }, id: "c" }] })],
+      [ToolDef({ parameters: { properties: { b: { type: "object" }, a: { type: "integer" } }, type: "object" }, description: "d", name: "t" })],
+    );
+
+    expect(other.hash).toBe(one.hash);
+  });
+
+  it("changes when any content changes", () => {
+    const base = messages();
+    const change = (index: number, message: Message): Message[] => base.map((original, at) => (at === index ? message : original));
+    const variants: ChatRequest[] = [
+      new ChatRequest(change(0, SystemMessage("Answer at length.")), [SEARCH]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is that?"), ImagePart(PIXEL)])), [SEARCH]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(new Uint8Array([1, 2, 3, 4]))])), [SEARCH]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { mime: "image/jpeg" })])), [SEARCH]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { name: "scan.png" })])), [SEARCH]),
+      new ChatRequest(change(1, UserMessage([ImagePart(PIXEL), TextPart("What is this?")])), [SEARCH]),
+      new ChatRequest(change(1, UserMessage("What is this?")), [SEARCH]),
+      new ChatRequest(change(2, AssistantMessage("Let me see.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }], reasoning: "Think." })), [SEARCH]),
+      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c2", name: "search", arguments: { query: "dogs" } }], reasoning: "Think." })), [SEARCH]),
+      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "find", arguments: { query: "dogs" } }], reasoning: "Think." })), [SEARCH]),
+      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "cats" } }], reasoning: "Think." })), [SEARCH]),
+      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }], reasoning: null })), [SEARCH]),
+      new ChatRequest(change(3, ToolResult("c9", "Dogs pay 100 euros.")), [SEARCH]),
+      new ChatRequest(change(3, ToolResult("c1", "Dogs pay 101 euros.")), [SEARCH]),
+      new ChatRequest([...base].reverse(), [SEARCH]),
+      new ChatRequest(base.slice(0, 3), [SEARCH]),
+      new ChatRequest(base, []),
+      new ChatRequest(base, [{ ...SEARCH, name: "find" }]),
+      new ChatRequest(base, [{ ...SEARCH, description: "Find." }]),
+      new ChatRequest(base, [{ ...SEARCH, parameters: { type: "object", properties: {} } }]),
+      new ChatRequest(base, [{ ...SEARCH, elements: { document: ["document"] } }]),
+      new ChatRequest(base, [{ ...SEARCH, results: ["handle"] }]),
+    ];
+    const hashes = new Set([new ChatRequest(base, [SEARCH]).hash, ...variants.map((variant) => variant.hash)]);
+
+    expect(hashes.size).toBe(variants.length + 1);
+  });
+});
+
+const PINNED_HASH = "72f138281922de11314931ca8d4fca850aefe1ff2889e5c9d21e4ba60eea346e";
+
+// The canonical JSON of messages(): keys sorted, no whitespace, each message and part named by its class, bytes as base64.
+const CANONICAL = '{"messages":[{"class":"SystemMessage","content":"Answer briefly."},{"class":"UserMessage","content":[' +
+  '{"class":"TextPart","text":"What is this?"},{"class":"ImagePart","data":"iVBORw==","mime":"image/png","name":null}]},' +
+  '{"class":"AssistantMessage","content":"Let me look.","reasoning":"Think.","toolCalls":[{"arguments":{"query":"dogs"},"id":"c1","name":"search"}]},' +
+  '{"class":"ToolResult","content":"Dogs pay 100 euros.","toolCallId":"c1"}],' +
+  '"tools":[{"class":"ToolDef","description":"Search.","elements":{},"name":"search","parameters":{"type":"object"},"results":[]}]}';
