@@ -1,0 +1,167 @@
+/** InMemoryTraceStore: the trace store of one process's memory, for tests and apps that need no durability. */
+import type { Stream } from "../../domain/events.js";
+import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
+import { ThreadChanges } from "./changes.js";
+import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
+import {
+  acquired, checkExpected, checkLease, liveLease, newestFirst, released, renewed, seal, toEntry,
+  type EventRow, type LeaseState,
+} from "./rules.js";
+import {
+  StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
+} from "./validation.js";
+
+interface MemoryThread {
+  /** Tells this thread from a later one under the same id. */
+  key: string;
+  rows: EventRow[];
+  lengths: Map<Stream, number>;
+}
+
+/**
+ * A TraceStore in memory. Payloads are kept as JSON text, so a read yields fresh objects exactly as the
+ * SQL stores do, and nothing a caller mutates changes the log.
+ */
+export class InMemoryTraceStore implements TraceStore {
+  private readonly logs = new Map<string, MemoryThread>();
+  private readonly leases = new Map<string, LeaseState>();
+  private readonly changes = new ThreadChanges();
+  private keys = 0;
+  private isClosed = false;
+  private readonly pages: LogPages = {
+    forward: (threadId, after, limit) => Promise.resolve(this.page(threadId, (rows) => rows.slice(after, after + limit))),
+    backward: (threadId, before, limit) =>
+      Promise.resolve(this.page(threadId, (rows) => {
+        const end = before === null ? rows.length : before - 1;
+        return rows.slice(Math.max(0, end - limit), end).reverse();
+      })),
+    checkOpen: () => this.checkOpen(),
+    isClosed: () => this.isClosed,
+  };
+
+  /** {@inheritDoc TraceStore.append} */
+  async append(threadId: string, events: readonly StoredEvent[], options: AppendOptions = {}): Promise<StoredEvent[]> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const prepared = prepareAppend(events);
+    checkExpectedShape(options.expected);
+    if (options.lease != null) checkLeaseShape(options.lease, threadId);
+    const thread = this.logs.get(threadId);
+    const lengthOf = (stream: Stream) => thread?.lengths.get(stream) ?? 0;
+    checkLease(threadId, this.leases.get(threadId) ?? null, options.lease);
+    checkExpected(threadId, options.expected, lengthOf);
+    if (prepared.length === 0) return [];
+    const rows = seal(prepared, lengthOf, thread?.rows.length ?? 0, new Date().toISOString());
+    const target = thread ?? this.create(threadId);
+    for (const row of rows) {
+      target.rows.push(row);
+      target.lengths.set(row.stream, row.seq + 1);
+    }
+    this.changes.notify(threadId);
+    return rows.map((row) => toEntry(row).event);
+  }
+
+  /** {@inheritDoc TraceStore.acquire} */
+  async acquire(threadId: string, options: { owner: string; ttl: number }): Promise<Lease> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    checkLeaseTerms(options, true);
+    const next = acquired(threadId, this.leases.get(threadId) ?? null, options.owner, options.ttl, Date.now());
+    this.leases.set(threadId, next);
+    return { threadId, owner: next.owner, counter: next.counter };
+  }
+
+  /** {@inheritDoc TraceStore.renew} */
+  async renew(lease: Lease, options: { ttl: number }): Promise<void> {
+    this.checkOpen();
+    checkLeaseShape(lease);
+    checkLeaseTerms(options, false);
+    this.leases.set(lease.threadId, renewed(this.leases.get(lease.threadId) ?? null, lease, options.ttl, Date.now()));
+  }
+
+  /** {@inheritDoc TraceStore.release} */
+  async release(lease: Lease): Promise<void> {
+    this.checkOpen();
+    checkLeaseShape(lease);
+    const next = released(this.leases.get(lease.threadId) ?? null, lease);
+    if (next) this.leases.set(lease.threadId, next);
+  }
+
+  /** {@inheritDoc TraceStore.lease} */
+  async lease(threadId: string): Promise<Lease | null> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    return liveLease(threadId, this.leases.get(threadId) ?? null, Date.now());
+  }
+
+  /** {@inheritDoc TraceStore.read} */
+  read(threadId: string, options: ReadOptions = {}): AsyncIterable<LogEntry<StoredEvent>> {
+    return readLog(this.pages, this.changes, threadId, options);
+  }
+
+  /** {@inheritDoc TraceStore.readBackwards} */
+  readBackwards(threadId: string): AsyncIterable<LogEntry<StoredEvent>> {
+    return readLogBackwards(this.pages, threadId);
+  }
+
+  /** {@inheritDoc TraceStore.load} */
+  async load(threadId: string, events: readonly StoredEvent[]): Promise<void> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const sealed = prepareLoad(events);
+    this.logs.delete(threadId);
+    if (sealed.length > 0) {
+      const thread = this.create(threadId);
+      sealed.forEach((event, index) => {
+        thread.rows.push({ ...event, position: index + 1 });
+        thread.lengths.set(event.stream, event.seq + 1);
+      });
+    }
+    this.changes.notify(threadId);
+  }
+
+  /** {@inheritDoc TraceStore.threads} */
+  async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
+    this.checkOpen();
+    checkCount("limit", options.limit);
+    const listed = [...this.logs.entries()].map(([id, thread]) => ({ id, first: thread.rows[0]!, firstTs: thread.rows[0]!.ts }));
+    listed.sort(newestFirst);
+    let start = 0;
+    if (options.before != null) {
+      start = listed.findIndex((thread) => thread.id === options.before) + 1;
+      if (start === 0) return [];
+    }
+    return listed.slice(start, start + options.limit).map((thread) => [thread.id, toEntry(thread.first).event]);
+  }
+
+  /** {@inheritDoc TraceStore.delete} */
+  async delete(threadId: string): Promise<void> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    this.logs.delete(threadId);
+    this.leases.delete(threadId);
+    this.changes.notify(threadId);
+  }
+
+  /** {@inheritDoc TraceStore.close} */
+  async close(): Promise<void> {
+    this.isClosed = true;
+    this.changes.notifyAll();
+  }
+
+  private create(threadId: string): MemoryThread {
+    const thread = { key: String(++this.keys), rows: [], lengths: new Map() };
+    this.logs.set(threadId, thread);
+    return thread;
+  }
+
+  private page(threadId: string, slice: (rows: EventRow[]) => EventRow[]): Page {
+    const thread = this.logs.get(threadId);
+    return thread ? { key: thread.key, entries: slice(thread.rows).map(toEntry) } : { key: null, entries: [] };
+  }
+
+  private checkOpen(): void {
+    if (this.isClosed) throw new StoreClosedError("This InMemoryTraceStore is closed: open a new store.");
+  }
+}

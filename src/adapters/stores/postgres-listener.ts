@@ -1,0 +1,97 @@
+/**
+ * PostgresListener: the one connection of a PostgresTraceStore that LISTENs on the store's channel, and
+ * the mapping of PostgreSQL failures to the framework's errors.
+ */
+import { Client, type ClientConfig, type Notification } from "pg";
+import { CallerError } from "../../domain/errors.js";
+import { TransientError } from "../../ports/errors.js";
+
+/** The error classes of PostgreSQL (SQLSTATE) and of the socket that a later attempt can overcome. */
+const TRANSIENT_STATES = /^(08|53|57P0|40001|40P01)/;
+const TRANSIENT_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+
+/** Translate a failure of PostgreSQL: a connection that failed is transient; missing tables want migratePostgres. */
+export function postgresFailure(error: unknown, schema: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === "42P01" || code === "3F000") {
+    return new CallerError(
+      `The PostgreSQL schema "${schema}" has no trace store tables (${message}): run migratePostgres(pool, { schema: "${schema}" }) first.`,
+      { cause: error },
+    );
+  }
+  const connectionLost = /Connection terminated|connection timeout/i.test(message);
+  if (typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code)) || connectionLost) {
+    return new TransientError(`PostgreSQL failed for the trace store: ${message}. Check that PostgreSQL is reachable; the call can be retried.`, { cause: error });
+  }
+  return error;
+}
+
+/** The LISTEN connection of one store: connected on first use, and again after it drops. */
+export class PostgresListener {
+  private client: Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+
+  /**
+   * @param config - How to connect (the store's pool's settings).
+   * @param channel - The channel to LISTEN on.
+   * @param onNotify - Called with each notification's payload (a thread id).
+   * @param onReset - Called when the connection drops: notifications may have been missed.
+   */
+  constructor(
+    private readonly config: ClientConfig,
+    private readonly channel: string,
+    private readonly onNotify: (payload: string) => void,
+    private readonly onReset: () => void,
+    private readonly schema: string,
+  ) {}
+
+  /** Resolve once the connection LISTENs; connect it if it is not. */
+  ready(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  /** End the connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connecting?.catch(() => {});
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new Client(this.config);
+    client.on("notification", (notification: Notification) => {
+      if (notification.channel === this.channel && notification.payload !== undefined) this.onNotify(notification.payload);
+    });
+    // A dropped connection is found again on the next wait; until then followers read once more.
+    client.on("error", () => this.drop(client));
+    client.on("end", () => this.drop(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw postgresFailure(error, this.schema);
+    }
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+  }
+
+  private drop(client: Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    client.end().catch(() => {});
+    this.onReset();
+  }
+}

@@ -1,0 +1,45 @@
+/** The SQL that PostgresTraceStore runs, for one schema (quoted). */
+
+const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payload::text AS payload, e.seq, e.ts, e.version";
+
+/** The statements of a store on `s`, the quoted schema name. */
+export function postgresStatements(s: string) {
+  const page = (direction: ">" | "<", order: "ASC" | "DESC") =>
+    `SELECT t.key::text AS key, ${EVENT_COLUMNS} FROM ${s}.trace_threads t LEFT JOIN LATERAL (` +
+    `SELECT * FROM ${s}.trace_events x WHERE x.thread_key = t.key AND x.position ${direction} $2 ORDER BY x.position ${order} LIMIT $3` +
+    ") e ON true WHERE t.id = $1 ORDER BY e.position " + order;
+  return {
+    /** Serialises the writes to one thread (and its lease) for the transaction: $1 is "schema:thread". */
+    lock: "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+    thread: `SELECT key::text AS key, length FROM ${s}.trace_threads WHERE id = $1`,
+    streamLengths:
+      `SELECT stream, max(seq) + 1 AS length FROM ${s}.trace_events WHERE thread_key = $1 AND stream = ANY($2::text[]) GROUP BY stream`,
+    insertThread: `INSERT INTO ${s}.trace_threads (id, length, first_ts) VALUES ($1, 0, $2) RETURNING key::text AS key`,
+    insertEvents:
+      `INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version) ` +
+      "SELECT $1::bigint, u.position, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, u.ts, u.version FROM unnest(" +
+      "$2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[]" +
+      ") AS u(position, type, stream, actor, origin, payload, seq, ts, version)",
+    grow: `UPDATE ${s}.trace_threads SET length = $2 WHERE key = $1::bigint`,
+    deleteThread: `DELETE FROM ${s}.trace_threads WHERE id = $1`,
+    notify: "SELECT pg_notify($1, $2)",
+    forward: page(">", "ASC"),
+    backward: page("<", "DESC"),
+    threads:
+      `SELECT t.id AS id, ${EVENT_COLUMNS} FROM ${s}.trace_threads t JOIN ${s}.trace_events e ON e.thread_key = t.key AND e.position = 1 ` +
+      `WHERE $1::text IS NULL OR (t.first_ts, t.id) < (SELECT c.first_ts, c.id FROM ${s}.trace_threads c WHERE c.id = $1) ` +
+      "ORDER BY t.first_ts DESC, t.id DESC LIMIT $2",
+    /** The lease with the database's clock, in milliseconds, so that every process judges expiry by one clock. */
+    lease:
+      `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now, l.owner, l.counter, l.expires_at AS "expiresAt", l.released ` +
+      `FROM (SELECT 1) one LEFT JOIN ${s}.trace_leases l ON l.thread_id = $1`,
+    putLease:
+      `INSERT INTO ${s}.trace_leases (thread_id, owner, counter, expires_at, released) VALUES ($1, $2, $3, $4, $5) ` +
+      "ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, counter = excluded.counter, " +
+      "expires_at = excluded.expires_at, released = excluded.released",
+    deleteLease: `DELETE FROM ${s}.trace_leases WHERE thread_id = $1`,
+  };
+}
+
+/** The statements of one PostgresTraceStore. */
+export type PostgresStatements = ReturnType<typeof postgresStatements>;

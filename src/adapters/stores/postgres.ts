@@ -1,0 +1,258 @@
+/** PostgresTraceStore: the production trace store, on PostgreSQL through a pg Pool; follow uses LISTEN/NOTIFY. */
+import { Pool, type PoolClient } from "pg";
+import { ValueError } from "../../domain/errors.js";
+import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import { TransientError } from "../../ports/errors.js";
+import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
+import { ThreadChanges } from "./changes.js";
+import { PostgresListener, postgresFailure } from "./postgres-listener.js";
+import { DEFAULT_SCHEMA, channelOf, quoteSchema } from "./postgres-schema.js";
+import { postgresStatements, type PostgresStatements } from "./postgres-statements.js";
+import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
+import {
+  acquired, checkExpected, checkLease, liveLease, released, renewed, seal, streamsOf, toEntry, type EventRow, type LeaseState,
+} from "./rules.js";
+import {
+  StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
+  type SealedEvent,
+} from "./validation.js";
+
+/** Options of PostgresTraceStore: give `pool` or `connectionString`. */
+export interface PostgresTraceStoreOptions {
+  /** The pool to query through. The store does not end it: its owner does. */
+  pool?: Pool;
+  /** A connection string: the store makes its own pool, and ends it on close. */
+  connectionString?: string;
+  /** The schema that holds the store's tables, made by migratePostgres. Default "public". */
+  schema?: string;
+}
+
+/** The largest position, the start of a backward read. */
+const LAST_POSITION = 2 ** 31 - 1;
+
+/**
+ * A TraceStore on PostgreSQL. Its tables are made by migratePostgres, which must run first. Writes to one
+ * thread are serialised by a transaction-scoped advisory lock; each write NOTIFYs the thread id, and
+ * followers wait on one dedicated LISTEN connection per store (no polling).
+ */
+export class PostgresTraceStore implements TraceStore {
+  private readonly pool: Pool;
+  private readonly ownsPool: boolean;
+  private readonly schema: string;
+  private readonly sql: PostgresStatements;
+  private readonly listener: PostgresListener;
+  private readonly changes: ThreadChanges;
+  private isClosed = false;
+  private readonly pages: LogPages = {
+    forward: (threadId, after, limit) => this.page(this.sql.forward, threadId, after, limit),
+    backward: (threadId, before, limit) => this.page(this.sql.backward, threadId, before ?? LAST_POSITION, limit),
+    checkOpen: () => this.checkOpen(),
+    isClosed: () => this.isClosed,
+  };
+
+  /** Use the trace store tables in `schema`, through `pool` or a pool of its own. Nothing connects until the first call. */
+  constructor(options: PostgresTraceStoreOptions) {
+    if (!options || (options.pool === undefined) === (options.connectionString === undefined)) {
+      throw new ValueError("PostgresTraceStore takes exactly one of `pool` and `connectionString`.");
+    }
+    this.schema = options.schema ?? DEFAULT_SCHEMA;
+    this.sql = postgresStatements(quoteSchema(this.schema));
+    this.ownsPool = options.pool === undefined;
+    this.pool = options.pool ?? new Pool({ connectionString: options.connectionString });
+    // An idle client that drops must not crash the process; the next query reports the failure.
+    if (this.ownsPool) this.pool.on("error", () => {});
+    this.changes = new ThreadChanges(() => this.listener.ready());
+    this.listener = new PostgresListener(
+      this.pool.options, channelOf(this.schema), (threadId) => this.changes.notify(threadId), () => this.changes.notifyAll(), this.schema,
+    );
+  }
+
+  /** {@inheritDoc TraceStore.append} */
+  async append(threadId: string, events: readonly StoredEvent[], options: AppendOptions = {}): Promise<StoredEvent[]> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const prepared = prepareAppend(events);
+    checkExpectedShape(options.expected);
+    if (options.lease != null) checkLeaseShape(options.lease, threadId);
+    const rows = await this.write(threadId, async (client) => {
+      if (options.lease != null) checkLease(threadId, (await this.leaseState(client, threadId)).state, options.lease);
+      const thread = (await client.query<{ key: string; length: number }>(this.sql.thread, [threadId])).rows[0];
+      const lengths = new Map<string, number>();
+      const streams = streamsOf(prepared, options.expected);
+      if (thread && streams.length > 0) {
+        const found = await client.query<{ stream: string; length: number }>(this.sql.streamLengths, [thread.key, streams]);
+        for (const row of found.rows) lengths.set(row.stream, Number(row.length));
+      }
+      const lengthOf = (stream: string) => lengths.get(stream) ?? 0;
+      checkExpected(threadId, options.expected, lengthOf);
+      if (prepared.length === 0) return [];
+      const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
+      const key = thread?.key ?? (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
+      await this.insert(client, key, sealed);
+      await client.query(this.sql.grow, [key, sealed.at(-1)!.position]);
+      await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
+      return sealed;
+    });
+    return rows.map((row) => toEntry(row).event);
+  }
+
+  /** {@inheritDoc TraceStore.acquire} */
+  async acquire(threadId: string, options: { owner: string; ttl: number }): Promise<Lease> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    checkLeaseTerms(options, true);
+    const next = await this.write(threadId, async (client) => {
+      const { state, now } = await this.leaseState(client, threadId);
+      return this.putLease(client, threadId, acquired(threadId, state, options.owner, options.ttl, now));
+    });
+    return { threadId, owner: next.owner, counter: next.counter };
+  }
+
+  /** {@inheritDoc TraceStore.renew} */
+  async renew(lease: Lease, options: { ttl: number }): Promise<void> {
+    this.checkOpen();
+    checkLeaseShape(lease);
+    checkLeaseTerms(options, false);
+    await this.write(lease.threadId, async (client) => {
+      const { state, now } = await this.leaseState(client, lease.threadId);
+      await this.putLease(client, lease.threadId, renewed(state, lease, options.ttl, now));
+    });
+  }
+
+  /** {@inheritDoc TraceStore.release} */
+  async release(lease: Lease): Promise<void> {
+    this.checkOpen();
+    checkLeaseShape(lease);
+    await this.write(lease.threadId, async (client) => {
+      const next = released((await this.leaseState(client, lease.threadId)).state, lease);
+      if (next) await this.putLease(client, lease.threadId, next);
+    });
+  }
+
+  /** {@inheritDoc TraceStore.lease} */
+  async lease(threadId: string): Promise<Lease | null> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const { state, now } = await this.query((client) => this.leaseState(client, threadId));
+    return liveLease(threadId, state, now);
+  }
+
+  /** {@inheritDoc TraceStore.read} */
+  read(threadId: string, options: ReadOptions = {}): AsyncIterable<LogEntry<StoredEvent>> {
+    return readLog(this.pages, this.changes, threadId, options);
+  }
+
+  /** {@inheritDoc TraceStore.readBackwards} */
+  readBackwards(threadId: string): AsyncIterable<LogEntry<StoredEvent>> {
+    return readLogBackwards(this.pages, threadId);
+  }
+
+  /** {@inheritDoc TraceStore.load} */
+  async load(threadId: string, events: readonly StoredEvent[]): Promise<void> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const sealed = prepareLoad(events);
+    await this.write(threadId, async (client) => {
+      await client.query(this.sql.deleteThread, [threadId]);
+      if (sealed.length > 0) {
+        const key = (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
+        await this.insert(client, key, sealed.map((event, index) => ({ ...event, position: index + 1 })));
+        await client.query(this.sql.grow, [key, sealed.length]);
+      }
+      await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
+    });
+  }
+
+  /** {@inheritDoc TraceStore.threads} */
+  async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
+    this.checkOpen();
+    checkCount("limit", options.limit);
+    const { rows } = await this.query((client) => client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]));
+    return rows.map((row) => [row.id, toEntry(row).event]);
+  }
+
+  /** {@inheritDoc TraceStore.delete} */
+  async delete(threadId: string): Promise<void> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    await this.write(threadId, async (client) => {
+      await client.query(this.sql.deleteThread, [threadId]);
+      await client.query(this.sql.deleteLease, [threadId]);
+      await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
+    });
+  }
+
+  /** {@inheritDoc TraceStore.close} */
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.changes.notifyAll();
+    await this.listener.close();
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async page(sql: string, threadId: string, from: number, limit: number): Promise<Page> {
+    const { rows } = await this.query((client) => client.query<EventRow & { key: string }>(sql, [threadId, from, limit]));
+    const key = rows[0]?.key ?? null;
+    return { key, entries: rows.filter((row) => row.position !== null).map(toEntry) };
+  }
+
+  private async insert(client: PoolClient, key: string, rows: readonly (SealedEvent & { position: number })[]): Promise<void> {
+    const column = <K extends keyof EventRow>(name: K) => rows.map((row) => row[name]);
+    await client.query(this.sql.insertEvents, [
+      key, column("position"), column("type"), column("stream"), column("actor"), column("origin"),
+      column("payload"), column("seq"), column("ts"), column("version"),
+    ]);
+  }
+
+  private async leaseState(client: PoolClient, threadId: string): Promise<{ state: LeaseState | null; now: number }> {
+    const row = (await client.query<Partial<LeaseState> & { now: number }>(this.sql.lease, [threadId])).rows[0]!;
+    const state = row.owner == null ? null : { owner: row.owner, counter: row.counter!, expiresAt: row.expiresAt!, released: row.released! };
+    return { state, now: row.now };
+  }
+
+  private async putLease(client: PoolClient, threadId: string, state: LeaseState): Promise<LeaseState> {
+    await client.query(this.sql.putLease, [threadId, state.owner, state.counter, state.expiresAt, state.released]);
+    return state;
+  }
+
+  /** Run `work` in one transaction that holds the thread's advisory lock; nothing of it lands when it throws. */
+  private write<T>(threadId: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.query(async (client) => {
+      await client.query("BEGIN");
+      try {
+        await client.query(this.sql.lock, [`${this.schema}:${threadId}`]);
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  private async query<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw postgresFailure(error, this.schema);
+    }
+    let broken = false;
+    try {
+      return await work(client);
+    } catch (error) {
+      const failure = postgresFailure(error, this.schema);
+      broken = failure instanceof TransientError;
+      throw failure;
+    } finally {
+      // A connection that failed is discarded rather than handed to the next caller.
+      client.release(broken);
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.isClosed) throw new StoreClosedError("This PostgresTraceStore is closed: open a new store.");
+  }
+}

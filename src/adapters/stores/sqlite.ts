@@ -1,0 +1,205 @@
+/** SqliteTraceStore: the embedded trace store, one SQLite file (WAL) through better-sqlite3. */
+import BetterSqlite3, { type Database } from "better-sqlite3";
+import { ValueError } from "../../domain/errors.js";
+import type { Stream } from "../../domain/events.js";
+import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
+import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
+import { acquired, checkExpected, checkLease, liveLease, released, renewed, seal, toEntry, type EventRow, type LeaseState } from "./rules.js";
+import { SqliteFollowers } from "./sqlite-followers.js";
+import { sqliteStatements, type SqliteStatements } from "./sqlite-statements.js";
+import {
+  StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
+} from "./validation.js";
+
+/** Options of SqliteTraceStore. */
+export interface SqliteTraceStoreOptions {
+  /** Seconds a write waits for another connection's write lock before it fails. */
+  busyTimeout?: number;
+  /** Seconds between checks for changes that other processes made, while a read follows a thread. */
+  pollInterval?: number;
+}
+
+const DEFAULTS: Required<SqliteTraceStoreOptions> = { busyTimeout: 5, pollInterval: 0.25 };
+
+/**
+ * A TraceStore in one SQLite file, in WAL mode, or in memory with ":memory:". It creates its tables.
+ * Writes through any store of this process wake followers at once; writes by other processes reach
+ * followers within `pollInterval` (SQLite has no notifications between processes).
+ */
+export class SqliteTraceStore implements TraceStore {
+  private readonly db: Database;
+  private readonly sql: SqliteStatements;
+  private readonly followers: SqliteFollowers;
+  private isClosed = false;
+  private readonly pages: LogPages = {
+    forward: (threadId, after, limit) => Promise.resolve(this.page(threadId, (key) => this.sql.forward.all(key, after, limit))),
+    backward: (threadId, before, limit) =>
+      Promise.resolve(this.page(threadId, (key) => this.sql.backward.all(key, before ?? Number.MAX_SAFE_INTEGER, limit))),
+    checkOpen: () => this.checkOpen(),
+    isClosed: () => this.isClosed,
+  };
+
+  /** Open (or create) the store in the file at `path`, or in memory with ":memory:". */
+  constructor(path: string, options: SqliteTraceStoreOptions = {}) {
+    if (typeof path !== "string" || path.length === 0) throw new ValueError(`SqliteTraceStore takes a file path or ":memory:", got ${String(path)}.`);
+    const { busyTimeout, pollInterval } = { ...DEFAULTS, ...options };
+    for (const [name, value] of Object.entries({ busyTimeout, pollInterval })) {
+      if (!Number.isFinite(value) || value <= 0) throw new ValueError(`SqliteTraceStore option ${name} must be seconds above 0, got ${String(value)}.`);
+    }
+    this.db = new BetterSqlite3(path, { timeout: busyTimeout * 1000 });
+    if (path !== ":memory:") this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.sql = sqliteStatements(this.db);
+    this.followers = new SqliteFollowers(this.db, path, pollInterval);
+  }
+
+  /** {@inheritDoc TraceStore.append} */
+  async append(threadId: string, events: readonly StoredEvent[], options: AppendOptions = {}): Promise<StoredEvent[]> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const prepared = prepareAppend(events);
+    checkExpectedShape(options.expected);
+    if (options.lease != null) checkLeaseShape(options.lease, threadId);
+    const rows = this.db.transaction(() => {
+      checkLease(threadId, this.leaseState(threadId), options.lease);
+      const thread = this.sql.thread.get(threadId) as { key: number; length: number } | undefined;
+      const lengths = new Map<Stream, number>();
+      const lengthOf = (stream: Stream): number => {
+        if (!lengths.has(stream)) lengths.set(stream, thread ? (this.sql.streamLength.get(thread.key, stream) as { length: number }).length : 0);
+        return lengths.get(stream)!;
+      };
+      checkExpected(threadId, options.expected, lengthOf);
+      if (prepared.length === 0) return [];
+      const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
+      const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
+      for (const row of sealed) this.sql.insertEvent.run({ key, ...row });
+      this.sql.grow.run(sealed.at(-1)!.position, key);
+      return sealed;
+    }).immediate();
+    if (rows.length > 0) this.changed(threadId);
+    return rows.map((row) => toEntry(row).event);
+  }
+
+  /** {@inheritDoc TraceStore.acquire} */
+  async acquire(threadId: string, options: { owner: string; ttl: number }): Promise<Lease> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    checkLeaseTerms(options, true);
+    const next = this.db.transaction(() => {
+      const state = acquired(threadId, this.leaseState(threadId), options.owner, options.ttl, Date.now());
+      this.sql.putLease.run({ threadId, ...state, released: 0 });
+      return state;
+    }).immediate();
+    return { threadId, owner: next.owner, counter: next.counter };
+  }
+
+  /** {@inheritDoc TraceStore.renew} */
+  async renew(lease: Lease, options: { ttl: number }): Promise<void> {
+    this.checkOpen();
+    checkLeaseShape(lease);
+    checkLeaseTerms(options, false);
+    this.db.transaction(() => {
+      const state = renewed(this.leaseState(lease.threadId), lease, options.ttl, Date.now());
+      this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 0 });
+    }).immediate();
+  }
+
+  /** {@inheritDoc TraceStore.release} */
+  async release(lease: Lease): Promise<void> {
+    this.checkOpen();
+    checkLeaseShape(lease);
+    this.db.transaction(() => {
+      const state = released(this.leaseState(lease.threadId), lease);
+      if (state) this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 1 });
+    }).immediate();
+  }
+
+  /** {@inheritDoc TraceStore.lease} */
+  async lease(threadId: string): Promise<Lease | null> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    return liveLease(threadId, this.leaseState(threadId), Date.now());
+  }
+
+  /** {@inheritDoc TraceStore.read} */
+  read(threadId: string, options: ReadOptions = {}): AsyncIterable<LogEntry<StoredEvent>> {
+    return readLog(this.pages, this.followers.changes, threadId, options);
+  }
+
+  /** {@inheritDoc TraceStore.readBackwards} */
+  readBackwards(threadId: string): AsyncIterable<LogEntry<StoredEvent>> {
+    return readLogBackwards(this.pages, threadId);
+  }
+
+  /** {@inheritDoc TraceStore.load} */
+  async load(threadId: string, events: readonly StoredEvent[]): Promise<void> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    const sealed = prepareLoad(events);
+    this.db.transaction(() => {
+      this.removeLog(threadId);
+      if (sealed.length === 0) return;
+      const key = Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
+      sealed.forEach((event, index) => this.sql.insertEvent.run({ key, ...event, position: index + 1 }));
+      this.sql.grow.run(sealed.length, key);
+    }).immediate();
+    this.changed(threadId);
+  }
+
+  /** {@inheritDoc TraceStore.threads} */
+  async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
+    this.checkOpen();
+    checkCount("limit", options.limit);
+    const rows = this.sql.threads.all({ before: options.before ?? null, limit: options.limit }) as (EventRow & { id: string })[];
+    return rows.map((row) => [row.id, toEntry(row).event]);
+  }
+
+  /** {@inheritDoc TraceStore.delete} */
+  async delete(threadId: string): Promise<void> {
+    this.checkOpen();
+    checkThreadId(threadId);
+    this.db.transaction(() => {
+      this.removeLog(threadId);
+      this.sql.deleteLease.run(threadId);
+    }).immediate();
+    this.changed(threadId);
+  }
+
+  /** {@inheritDoc TraceStore.close} */
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.followers.close();
+    this.db.close();
+  }
+
+  private leaseState(threadId: string): LeaseState | null {
+    const row = this.sql.lease.get(threadId) as (Omit<LeaseState, "released"> & { released: number }) | undefined;
+    return row ? { ...row, released: row.released === 1 } : null;
+  }
+
+  private removeLog(threadId: string): void {
+    const thread = this.sql.thread.get(threadId) as { key: number } | undefined;
+    if (!thread) return;
+    this.sql.deleteEvents.run(thread.key);
+    this.sql.deleteThread.run(thread.key);
+  }
+
+  /** One read transaction, so that the thread's key and its rows come from the same snapshot. */
+  private page(threadId: string, rows: (key: number) => unknown[]): Page {
+    return this.db.transaction((): Page => {
+      const thread = this.sql.thread.get(threadId) as { key: number } | undefined;
+      if (!thread) return { key: null, entries: [] };
+      return { key: String(thread.key), entries: (rows(thread.key) as EventRow[]).map(toEntry) };
+    })();
+  }
+
+  private checkOpen(): void {
+    if (this.isClosed) throw new StoreClosedError("This SqliteTraceStore is closed: open a new store.");
+  }
+
+  private changed(threadId: string): void {
+    this.followers.changed(threadId);
+  }
+}

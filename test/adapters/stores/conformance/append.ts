@@ -1,0 +1,109 @@
+/** Conformance of TraceStore.append: sealing, positions, JSON payloads, `expected`, atomicity, size. */
+import { afterEach, describe, expect, it } from "vitest";
+import { StreamMovedError } from "../../../../src/ports/errors.js";
+import { collect, event, events, threadId, type OpenStore, type StoreFixture } from "./support.js";
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The append part of the suite. */
+export function appendConformance(open: OpenStore): void {
+  describe("append", () => {
+    let fixture: StoreFixture;
+    afterEach(async () => fixture?.close());
+
+    it("seals seq as the place in its stream from 0, ts as the append's ISO time, and numbers positions across streams", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const thread = threadId();
+      const first = await store.append(thread, [event({ n: 1 }), event({ n: 2 })]);
+      const side = await store.append(thread, [event({ n: 3 }, "task-1")]);
+      const last = await store.append(thread, [event({ n: 4 })]);
+      expect([...first, ...side, ...last].map((stored) => [stored.stream, stored.seq])).toEqual([["main", 0], ["main", 1], ["task-1", 0], ["main", 2]]);
+      for (const stored of [...first, ...side, ...last]) {
+        expect(stored.ts).toMatch(ISO);
+        expect(new Date(stored.ts!).toISOString()).toBe(stored.ts);
+      }
+      expect(first[0]!.ts).toBe(first[1]!.ts);
+      const read = await collect(store.read(thread));
+      expect(read.map((entry) => entry.position)).toEqual([1, 2, 3, 4]);
+      expect(read.map((entry) => entry.event)).toEqual([...first, ...side, ...last]);
+    });
+
+    it("keeps the payload as JSON: what append returns is what a read yields, and later changes to the input do not reach the log", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const thread = threadId();
+      const payload = { text: "naïve 🙂 \u0000 \"quoted\"", nested: { list: [1, 2.5, null, true], empty: {} }, dropped: undefined, when: new Date(0) };
+      const [stored] = await store.append(thread, [{ ...event(payload), origin: "model-node", version: "1.2.3", actor: "model" }]);
+      expect(stored!.payload).toEqual({ text: "naïve 🙂 \u0000 \"quoted\"", nested: { list: [1, 2.5, null, true], empty: {} }, when: "1970-01-01T00:00:00.000Z" });
+      expect(stored).toMatchObject({ type: "note", stream: "main", actor: "model", origin: "model-node", version: "1.2.3" });
+      payload.nested.list.push(99);
+      const [entry] = await collect(store.read(thread));
+      expect(entry!.event).toEqual(stored);
+    });
+
+    it("refuses the whole append with StreamMovedError when a stream in expected grew, checks only the listed streams, and lands when they match", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const thread = threadId();
+      await store.append(thread, events(2));
+      await store.append(thread, events(1, 0, "side"));
+      const refused = store.append(thread, events(3, 10), { expected: { main: 1 } });
+      await expect(refused).rejects.toBeInstanceOf(StreamMovedError);
+      await expect(store.append(thread, events(1, 10), { expected: { main: 2, side: 0 } })).rejects.toThrow(/Stream "side".*has 1 events.*expected 0/);
+      await expect(store.append(thread, events(1, 10), { expected: { other: 1 } })).rejects.toBeInstanceOf(StreamMovedError);
+      expect(await collect(store.read(thread))).toHaveLength(3);
+      const landed = await store.append(thread, events(1, 20), { expected: { main: 2, other: 0 } });
+      expect(landed[0]!.seq).toBe(2);
+      await store.append(thread, events(1, 30), { expected: null });
+      expect((await collect(store.read(thread))).map((entry) => entry.event.payload.i)).toEqual([0, 1, 0, 20, 30]);
+    });
+
+    it("lets exactly one of two concurrent appends with the same expected land, through two connections", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const other = await fixture.other();
+      for (let round = 0; round < 5; round++) {
+        const thread = threadId("race");
+        await store.append(thread, events(1));
+        const results = await Promise.allSettled([
+          store.append(thread, [event({ by: "first" }), event({ by: "first" })], { expected: { main: 1 } }),
+          other.append(thread, [event({ by: "second" }), event({ by: "second" })], { expected: { main: 1 } }),
+        ]);
+        const landed = results.filter((result) => result.status === "fulfilled");
+        const refused = results.filter((result): result is PromiseRejectedResult => result.status === "rejected");
+        expect(landed).toHaveLength(1);
+        expect(refused).toHaveLength(1);
+        expect(refused[0]!.reason).toBeInstanceOf(StreamMovedError);
+        const log = await collect(store.read(thread));
+        expect(log.map((entry) => entry.event.seq)).toEqual([0, 1, 2]);
+        expect(new Set(log.slice(1).map((entry) => entry.event.payload.by)).size).toBe(1);
+      }
+    });
+
+    it("appends nothing for an empty list, yet checks expected", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const thread = threadId();
+      expect(await store.append(thread, [])).toEqual([]);
+      expect(await collect(store.read(thread))).toEqual([]);
+      expect(await store.threads({ limit: 10 })).toEqual([]);
+      await expect(store.append(thread, [], { expected: { main: 3 } })).rejects.toBeInstanceOf(StreamMovedError);
+    });
+
+    it("reads 10,000 events of one thread back in order, forwards and backwards", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const thread = threadId("big");
+      for (let batch = 0; batch < 10; batch++) await store.append(thread, events(1000, batch * 1000));
+      const forwards = await collect(store.read(thread));
+      const expected = Array.from({ length: 10_000 }, (_, index) => [index + 1, index, index]);
+      expect(forwards.map((entry) => [entry.position, entry.event.seq, entry.event.payload.i])).toEqual(expected);
+      const backwards = await collect(store.readBackwards(thread));
+      expect(backwards.map((entry) => entry.position)).toEqual(forwards.map((entry) => entry.position).reverse());
+      expect(backwards.map((entry) => entry.event)).toEqual(forwards.map((entry) => entry.event).reverse());
+      const past = await collect(store.read(thread, { after: 9_990 }));
+      expect(past.map((entry) => entry.position)).toEqual([9991, 9992, 9993, 9994, 9995, 9996, 9997, 9998, 9999, 10000]);
+    });
+  });
+}

@@ -1,0 +1,90 @@
+/** PostgresTraceStore against the TraceStore conformance suite, and what only PostgreSQL has: migration, LISTEN. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresTraceStore, migratePostgres } from "../../../src/adapters/index.js";
+import { CallerError, ValueError } from "../../../src/domain/errors.js";
+import type { TraceStore } from "../../../src/ports/store.js";
+import { freshSchema, type TestSchema } from "../../support/postgres.js";
+import { traceStoreConformance } from "./conformance/index.js";
+import { collect, events, Follower, threadId } from "./conformance/support.js";
+
+/** A fresh schema with the store's tables, a store on it, and more stores each with a pool of its own. */
+async function openSchema(): Promise<{ schema: TestSchema; store: PostgresTraceStore; other(): Promise<TraceStore>; close(): Promise<void> }> {
+  const schema = await freshSchema("trace");
+  await migratePostgres(schema.pool, { schema: schema.name });
+  const open = () => new PostgresTraceStore({ connectionString: schema.url, schema: schema.name });
+  const stores = [open()];
+  return {
+    schema,
+    store: stores[0]!,
+    other: async () => {
+      stores.push(open());
+      return stores.at(-1)!;
+    },
+    close: async () => {
+      for (const store of stores) await store.close();
+      await schema.drop();
+    },
+  };
+}
+
+traceStoreConformance("PostgresTraceStore", openSchema);
+
+describe("PostgresTraceStore", () => {
+  let schema: TestSchema;
+  beforeAll(async () => {
+    schema = await freshSchema("trace");
+  });
+  afterAll(async () => schema?.drop());
+
+  it("migrates idempotently, also when several processes migrate at once", async () => {
+    await Promise.all([1, 2, 3].map(() => migratePostgres(schema.pool, { schema: schema.name })));
+    await migratePostgres(schema.pool, { schema: schema.name });
+    const { rows } = await schema.pool.query(`SELECT version FROM "${schema.name}".trace_migrations ORDER BY version`);
+    expect(rows).toEqual([{ version: 1 }]);
+  });
+
+  it("uses a pool it is given without ending it on close", async () => {
+    await migratePostgres(schema.pool, { schema: schema.name });
+    const store = new PostgresTraceStore({ pool: schema.pool, schema: schema.name });
+    const thread = threadId();
+    await store.append(thread, events(2));
+    await store.close();
+    const { rows } = await schema.pool.query(`SELECT count(*)::int AS count FROM "${schema.name}".trace_events`);
+    expect(rows[0].count).toBeGreaterThanOrEqual(2);
+  });
+
+  it("tells the caller to run migratePostgres when the schema has no tables", async () => {
+    const store = new PostgresTraceStore({ pool: schema.pool, schema: "soev_never_migrated" });
+    const failure = store.append(threadId(), events(1));
+    await expect(failure).rejects.toBeInstanceOf(CallerError);
+    await expect(store.append(threadId(), events(1))).rejects.toThrow(/migratePostgres/);
+    await store.close();
+  });
+
+  it("refuses a schema name that is not a plain identifier, and options without exactly one connection", () => {
+    expect(() => new PostgresTraceStore({ pool: schema.pool, schema: 'x"; DROP TABLE y; --' })).toThrow(ValueError);
+    expect(() => new PostgresTraceStore({ schema: "x" })).toThrow(/exactly one/);
+  });
+
+  it("keeps following after its LISTEN connection is cut: nothing is missed", async () => {
+    const fixture = await openSchema();
+    const thread = threadId();
+    await fixture.store.append(thread, events(1));
+    const follower = new Follower(fixture.store, thread);
+    await follower.saw(1);
+    const cut = await fixture.schema.pool.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1",
+      [`LISTEN "soev_trace_${fixture.schema.name}"`],
+    );
+    expect(cut.rowCount).toBe(1);
+    const other = await fixture.other();
+    await other.append(thread, events(2, 1));
+    await follower.saw(3);
+    await other.append(thread, events(1, 3));
+    await follower.saw(4);
+    await follower.stop();
+    expect(follower.positions).toEqual([1, 2, 3, 4]);
+    expect(await collect(other.read(thread))).toEqual(follower.entries);
+    await fixture.close();
+  });
+});
