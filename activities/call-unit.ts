@@ -1,5 +1,5 @@
 /**
- * callModel and callTool: one unit of a node's work as one activity. The unit runs through runWork, the
+ * callModel, callTool and runStep: one unit of a node's work as one activity. The unit runs through runWork, the
  * local runner's code: it reads the trace, skips what is recorded, runs, and appends with `expected`, so
  * a retried or zombie attempt appends nothing twice. The attempt heartbeats while the call runs, so a
  * dead worker's attempt is retried on another worker after the heartbeat timeout.

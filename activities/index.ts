@@ -31,6 +31,7 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
     nextWork: (argument) => nextWork(access, argument),
     callModel: (argument) => callUnit(access, argument, "model"),
     callTool: (argument) => callUnit(access, argument, "tool"),
+    runStep: (argument) => callUnit(access, argument, "step"),
     failTurn: (argument) => failTurn(access, argument),
     closeTurn: (argument) => closeTurn(access, argument),
   };

@@ -42,7 +42,7 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
       setCurrentDetails(`**${argument.agent}**, node \`${node}\`: ${planned.work.map((unit) => unit.summary).join("; ")}`);
       const results = await Promise.allSettled(
         planned.work.map((unit) => {
-          const call = unit.kind === "model" ? activities.callModel : activities.callTool;
+          const call = unit.kind === "model" ? activities.callModel : unit.kind === "tool" ? activities.callTool : activities.runStep;
           return call.executeWithOptions({ ...units, summary: shortened(unit.summary, 120) }, [{ ...scope, node, unit }]);
         }),
       );

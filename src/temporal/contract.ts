@@ -141,12 +141,12 @@ export interface RecordedInput {
   skipped: boolean;
 }
 
-/** One unit of work: one model call or one tool call (the runtime's Work). */
+/** One unit of work: one model call, one tool call, or the work of a plain step (the runtime's Work). */
 export interface WorkUnit {
   /** The tool call's id, or the model call's pass key. */
   key: string;
-  kind: "model" | "tool";
-  /** The model's name or the tool's name. */
+  kind: "model" | "tool" | "step";
+  /** The model's name, the tool's name, or the step's. */
   name: string;
   /** A short summary, such as `search({"query":"bulky waste"})`. */
   summary: string;
@@ -160,7 +160,7 @@ export interface PlannedWork {
   streamLength: number;
 }
 
-/** callModel / callTool: run one unit of a node's work. */
+/** callModel / callTool / runStep: run one unit of a node's work. */
 export interface WorkArgument extends TurnScope {
   node: string;
   unit: WorkUnit;
@@ -208,6 +208,7 @@ export interface TurnActivities {
   nextWork(argument: TurnScope): Promise<PlannedWork>;
   callModel(argument: WorkArgument): Promise<WorkDone>;
   callTool(argument: WorkArgument): Promise<WorkDone>;
+  runStep(argument: WorkArgument): Promise<WorkDone>;
   failTurn(argument: FailTurnArgument): Promise<FailedTurn>;
   closeTurn(argument: CloseTurnArgument): Promise<TurnResult>;
 }
