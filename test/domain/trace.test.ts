@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  Event, Input, ModelOutput, Numbering, Reopened, Source, ToolOutput, Trace, defineEventType, inserted,
+  type JsonValue, Event, Input, ModelOutput, Numbering, Reopened, Source, ToolOutput, Trace, defineEventType, inserted,
   referenceType, sourceType, turnStarts,
 } from "../../src/domain/index.js";
 
@@ -77,7 +77,8 @@ describe("Numbering", () => {
   });
 
   it("numbers the elements an input's payload holds", () => {
-    const input = Input({ payload: { text: "see", attachments: [Passage({ id: "note", text: "n" })] } });
+    const payload = JSON.parse(JSON.stringify({ text: "see", attachments: [Passage({ id: "note", text: "n" })] })) as JsonValue;
+    const input = Input({ payload });
     expect(new Numbering([input]).numberOf("note")).toBe(1);
   });
 });
