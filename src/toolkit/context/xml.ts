@@ -11,8 +11,13 @@ import { nearestKind } from "./nearest-kind.js";
 import { checkPath, readPath } from "./paths.js";
 import { attributeName, attributeValue, checkName, escapeAttribute, escapeText } from "./xml-text.js";
 
-/** Element types by the type they apply to; each applies to the subtypes of its type too. */
-export type ByElementType<V> = ReadonlyMap<ElementType<any, any>, V>;
+/**
+ * A setting per element type, applying to its subtypes too: a Map, or an array of [type, value] pairs
+ * (which types without a cast when the types differ).
+ */
+export type ByElementType<V> = Iterable<readonly [ElementType<any, any>, V]>;
+
+type ByType<V> = ReadonlyMap<ElementType<any, any>, V>;
 
 /** The settings of the xml layout. */
 export interface XmlOptions {
@@ -36,9 +41,9 @@ const BASE_FIELDS = new Set(["type", "id", "ref", "properties"]);
  * @throws ValueError when a path in `fields` or `order` does not start with a field of its type, or a name is not an XML name.
  */
 export function xml(options: XmlOptions = {}): Show {
-  const fields = new Map(options.fields ?? []);
-  const tags = new Map(options.tags ?? []);
-  const order = new Map(options.order ?? []);
+  const fields = settingMap(options.fields, "fields");
+  const tags = settingMap(options.tags, "tags");
+  const order = settingMap(options.order, "order");
   const cite = options.cite === undefined ? "cite" : options.cite;
   for (const [type, paths] of fields) {
     for (const [path, name] of Object.entries(paths)) {
@@ -57,9 +62,9 @@ export function xml(options: XmlOptions = {}): Show {
 }
 
 interface RenderContext {
-  fields: ByElementType<Readonly<Record<string, string>>>;
-  tags: ByElementType<string>;
-  order: ByElementType<string>;
+  fields: ByType<Readonly<Record<string, string>>>;
+  tags: ByType<string>;
+  order: ByType<string>;
   cite: string | null;
   numbering: Numbering;
   citations: CitationStrategy | null;
@@ -100,7 +105,7 @@ function attributesOf(element: Element, nested: boolean, context: RenderContext)
 }
 
 /** The attributes a type shows besides its own: the paths `fields` lists for it, else every added field and property. */
-function shownFields(element: Element, fields: ByElementType<Readonly<Record<string, string>>>): [string, unknown][] {
+function shownFields(element: Element, fields: ByType<Readonly<Record<string, string>>>): [string, unknown][] {
   const listed = nearestKind(fields, element);
   if (listed !== undefined) return Object.entries(listed).map(([path, name]) => [name, readPath(element, path)]);
   const own = Object.entries(element).filter(([key]) => !BASE_FIELDS.has(key) && !(key === "text" && Source.is(element)));
@@ -108,11 +113,11 @@ function shownFields(element: Element, fields: ByElementType<Readonly<Record<str
   return [...own, ...properties];
 }
 
-function tagOf(element: Element, tags: ByElementType<string>): string {
+function tagOf(element: Element, tags: ByType<string>): string {
   return nearestKind(tags, element) ?? element.type;
 }
 
-function orderValue(order: ByElementType<string>, element: Element): OrderValue {
+function orderValue(order: ByType<string>, element: Element): OrderValue {
   const path = nearestKind(order, element);
   const value = path === undefined ? undefined : readPath(element, path);
   return typeof value === "number" || typeof value === "string" ? value : undefined;
@@ -126,4 +131,13 @@ function numberOf(id: string, numbering: Numbering): number {
     );
   }
   return number;
+}
+
+function settingMap<V>(setting: ByElementType<V> | null | undefined, name: string): ByType<V> {
+  const iterable = setting === null || setting === undefined || typeof (setting as Partial<Iterable<unknown>>)[Symbol.iterator] === "function";
+  const entries = iterable ? [...(setting ?? [])] : null;
+  if (entries === null || entries.some((entry) => !Array.isArray(entry) || typeof (entry[0] as Partial<ElementType>)?.is !== "function")) {
+    throw new ValueError(`${name} must be a Map, or [type, value] pairs, keyed by element types (from sourceType or referenceType).`);
+  }
+  return new Map(entries);
 }

@@ -133,6 +133,13 @@ describe("xml", () => {
     expect(shown([bulky, chunk], layout)).toBe(`<p id="1" cite="[1]">${BULKY}</p>\n<c id="2" cite="[2]">t</c>`);
   });
 
+  it("takes settings as [type, value] pairs as well as a Map, and refuses other shapes", () => {
+    const layout = xml({ tags: [[Document, "doc"], [Passage, "p"]] });
+    expect(shown([document, bulky], layout)).toBe(`<doc id="1" title="Waste collection">\n<p id="2" cite="[2]">${BULKY}</p>\n</doc>`);
+    expect(() => xml({ tags: { document: "doc" } as never })).toThrow(ValueError);
+    expect(() => xml({ order: [["passage", "text"]] as never })).toThrow(/keyed by element types/);
+  });
+
   it("shows a field named like the element's own attributes with data- before it", () => {
     const note = Note({ id: "n", properties: { id: "own", cite: "x", document: "d", plain: "p" } });
     const part = Passage({ id: "p", ref: "waste-collection", text: "t", properties: { document: "d" } });
