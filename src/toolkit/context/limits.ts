@@ -1,10 +1,19 @@
 /** What one model accepts: its window in tokens, and how many characters make one of its tokens. */
 import { ValueError } from "../../domain/errors.js";
 
-/** A number of tokens, its own type so that it is never taken for a share of a window. */
+/** A number of tokens, its own type so that it is never taken for a share of a window. Two compare with < and >. */
 export class Tokens {
   constructor(readonly count: number) {
     if (!Number.isFinite(count) || count < 0) throw new ValueError(`Tokens must be a count of at least 0, not ${count}.`);
+  }
+
+  /** The count, so that two Tokens compare with < and >. */
+  valueOf(): number {
+    return this.count;
+  }
+
+  toString(): string {
+    return `Tokens(${this.count})`;
   }
 }
 
@@ -13,10 +22,20 @@ export class Share {
   constructor(readonly fraction: number) {
     if (!(fraction > 0 && fraction <= 1)) throw new ValueError(`A Share must be above 0 and at most 1, not ${fraction}.`);
   }
+
+  toString(): string {
+    return `Share(${this.fraction})`;
+  }
 }
 
 /** A size of a context: a Share of the model's window, or a number of Tokens. */
 export type Threshold = Share | Tokens;
+
+/** The real prompt tokens of an earlier call to the same model, and the characters its prompt had. */
+export interface MeasuredPrompt {
+  tokens: number;
+  characters: number;
+}
 
 /** The settings of ModelLimits. */
 export interface ModelLimitsOptions {
@@ -34,6 +53,7 @@ export class ModelLimits {
   constructor(options: ModelLimitsOptions) {
     this.window = options.window;
     this.charactersPerToken = options.charactersPerToken ?? 3.0;
+    if (!(this.window instanceof Tokens)) throw new ValueError("window must be Tokens, such as new Tokens(128_000).");
     if (!(this.charactersPerToken > 0)) throw new ValueError(`charactersPerToken must be above 0, not ${this.charactersPerToken}.`);
   }
 
@@ -45,6 +65,17 @@ export class ModelLimits {
   /** The estimated tokens of a count of characters. */
   estimate(characters: number): number {
     return Math.ceil(characters / this.charactersPerToken);
+  }
+
+  /**
+   * The tokens of a prompt of `characters`. With the real count of an earlier prompt to this model, only
+   * the characters added since (or taken away) are estimated, so the estimate drifts no further than they.
+   */
+  promptTokens(characters: number, measured: MeasuredPrompt | null = null): number {
+    if (measured === null) return this.estimate(characters);
+    const added = characters - measured.characters;
+    const change = added >= 0 ? this.estimate(added) : -Math.floor(-added / this.charactersPerToken);
+    return Math.max(0, measured.tokens + change);
   }
 }
 

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ValueError } from "../../../src/domain/errors.js";
+import { Reopened } from "../../../src/domain/events.js";
+import { Trace } from "../../../src/domain/trace.js";
+import { InvalidQueryError } from "../../../src/ports/errors.js";
+import { executeCall } from "../../../src/runtime/tools/execute.js";
+import { Reopen, ReopenArguments } from "../../../src/toolkit/context/reopen.js";
+import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
+
+const reopen = new Reopen();
+
+describe("ReopenArguments", () => {
+  it("takes element numbers and result handles, each list empty by default", () => {
+    expect(ReopenArguments.parse({ elements: ["3"] })).toEqual({ elements: ["3"], results: [] });
+    expect(ReopenArguments.parse({ results: ["r1"] })).toEqual({ elements: [], results: ["r1"] });
+  });
+
+  it("refuses arguments that name nothing, or hold a field of another name", () => {
+    expect(ReopenArguments.safeParse({}).success).toBe(false);
+    expect(ReopenArguments.safeParse({ elements: [], results: [] }).success).toBe(false);
+    expect(ReopenArguments.safeParse({ elements: ["3"], passages: ["4"] }).success).toBe(false);
+  });
+});
+
+describe("Reopen", () => {
+  it("is the tool reopen, whose definition marks elements as element ids and results as handles", () => {
+    const def = reopen.def();
+    expect(def.name).toBe("reopen");
+    expect(def.description).toMatch(/Show again/);
+    expect(Object.keys(def.elements)).toEqual(["elements"]);
+    expect(def.results).toEqual(["results"]);
+    expect(def.parameters).toMatchObject({ type: "object", additionalProperties: false });
+  });
+
+  it("run records which elements and results to show again, and copies no content", async () => {
+    const result = await reopen.run({ elements: ["waste#0"], results: ["c1"] });
+    expect(Reopened.is(result)).toBe(true);
+    expect(result).toMatchObject({ reopenedElements: ["waste#0"], reopenedResults: ["c1"], elements: [], text: null });
+  });
+
+  it("run refuses arguments that name nothing, with an error the model reads", async () => {
+    await expect(reopen.run({ elements: [], results: [] })).rejects.toThrow(InvalidQueryError);
+  });
+
+  it("runs through the tool step's checks: unknown ids and fields are refused before it runs", async () => {
+    const trace = new Conversation().ask("q").search("a", documentOf("a", 2)).trace();
+    const context = { trace, turn: trace.events, callId: "x" };
+    const good = await executeCall(reopen, { id: "x", name: "reopen", arguments: { elements: ["a#1"], results: ["c1"] } }, context);
+    expect(good).toMatchObject({ reopenedElements: ["a#1"], reopenedResults: ["c1"], callId: "x" });
+    const unknown = await executeCall(reopen, { id: "x", name: "reopen", arguments: { elements: ["nope"] } }, context);
+    expect(unknown.error).toMatch(/not the number of an element/);
+    const extra = await executeCall(reopen, { id: "x", name: "reopen", arguments: { elements: ["a#1"], more: 1 } }, context);
+    expect(extra.error).toMatch(/do not fit its schema/);
+    const empty = await executeCall(reopen, { id: "x", name: "reopen", arguments: {} }, { ...context, trace: Trace.of([]) });
+    expect(empty.error).toMatch(/name nothing/);
+  });
+
+  it("takes another name, description and argument texts", () => {
+    const own = new Reopen({ name: "show_again", description: "Show it again." });
+    expect(own.def().name).toBe("show_again");
+    const texts = own.withTexts({ description: "Again.", arguments: { elements: "Numbers." } });
+    expect(texts).toBeInstanceOf(Reopen);
+    expect(texts.argumentDescriptions.elements).toBe("Numbers.");
+    expect(() => own.withTexts({ arguments: { other: "x" } })).toThrow(ValueError);
+  });
+
+  it("refuses arguments without elements and results fields, and a bad name", () => {
+    expect(() => new Reopen({ arguments: z.object({ ids: z.array(z.string()) }) })).toThrow(ValueError);
+    expect(() => new Reopen({ name: "re open" })).toThrow(ValueError);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { Trace } from "../../../src/domain/trace.js";
+import { cited, Floor } from "../../../src/toolkit/context/floor.js";
+import { COMPRESSED, Form, FULL, STUBBED } from "../../../src/toolkit/context/form.js";
+import { Share } from "../../../src/toolkit/context/limits.js";
+import { rounds, turns } from "../../../src/toolkit/context/selection.js";
+import { Compress, Stub } from "../../../src/toolkit/context/shrink.js";
+import { Shrunk } from "../../../src/toolkit/context/shrunk.js";
+import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
+
+const conversation = new Conversation()
+  .ask("one").search("a", documentOf("a", 2)).answer("A.", ["a#1"])
+  .ask("two").search("b", documentOf("b", 1)).answer("B.")
+  .ask("three").search("c", documentOf("c", 1));
+const view = conversation.trace();
+
+describe("Form", () => {
+  it("orders STUBBED below COMPRESSED below FULL", () => {
+    expect(STUBBED < COMPRESSED && COMPRESSED < FULL).toBe(true);
+    expect([Form.STUBBED, Form.COMPRESSED, Form.FULL]).toEqual([0, 1, 2]);
+  });
+});
+
+describe("Compress and Stub", () => {
+  it("Compress offers each full result that where selects, oldest first", () => {
+    expect(Compress(turns.slice(0, -1))(view, new Map())).toEqual([["r1", COMPRESSED], ["r2", COMPRESSED]]);
+    expect(Compress(turns.slice(0, -1))(view, new Map([["r1", COMPRESSED]]))).toEqual([["r2", COMPRESSED]]);
+    expect(Compress(turns.slice(0, -1))(view, new Map([["r1", STUBBED]]))).toEqual([["r2", COMPRESSED]]);
+  });
+
+  it("Stub offers each selected result that is not stubbed", () => {
+    expect(Stub(rounds.slice(0, -1))(view, new Map([["r1", COMPRESSED], ["r2", STUBBED]]))).toEqual([["r1", STUBBED]]);
+  });
+
+  it("carries its when, or null to follow the policy", () => {
+    expect(Stub(turns.slice(-3), { when: new Share(0.85) }).when).toEqual(new Share(0.85));
+    expect(Compress(turns.slice(0, -2)).when).toBeNull();
+  });
+});
+
+describe("Floor and cited", () => {
+  const [a0, a1] = [documentOf("a", 2)[1]!, documentOf("a", 2)[2]!];
+
+  it("cited is true for a Source that a model output before the call cited", () => {
+    expect(cited(a1, "search", view)).toBe(true);
+    expect(cited(a0, "search", view)).toBe(false);
+  });
+
+  it("cited reads only the trace before the call: a later citation does not count", () => {
+    const before = Trace.of(conversation.events.slice(0, 3));
+    expect(cited(a1, "search", before)).toBe(false);
+  });
+
+  it("a Floor holds its predicate and form", () => {
+    const floor = new Floor(cited, FULL);
+    expect([floor.applies, floor.form]).toEqual([cited, FULL]);
+  });
+});
+
+describe("Shrunk", () => {
+  it("records the result, the form, the shrink and the call", () => {
+    const by = Compress(turns.slice(0, -2));
+    expect(new Shrunk("r1", COMPRESSED, by, 4)).toMatchObject({ result: "r1", form: COMPRESSED, by, at: 4 });
+  });
+});
