@@ -13,6 +13,7 @@ import { renderedBy, type RenderInput } from "../inputs/render.js";
 import { Text, type TextTurn } from "../inputs/text.js";
 import { hasTurnField } from "../inputs/turn-fields.js";
 import { PromptFile } from "../prompts/prompt-file.js";
+import { Prompts } from "../prompts/prompts.js";
 import { ReActConfig, type ReActConfigOptions } from "./config.js";
 import { withInstructions } from "./instructions.js";
 import { systemPrompt } from "./system-prompt.js";
@@ -106,14 +107,15 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
     const config = this.configFor(resources, turn, model);
     this.checkDefaults(config, turn);
     const modelName = config.model.resolve(model);
-    const prompts = config.prompt instanceof PromptFile ? config.prompt.forModel(modelName) : null;
-    const supplied = prompts === null ? config.tools : prompts.described(config.tools);
+    // A prompt file gives the texts of the turn's model: its system template and its tools' texts.
+    const prompt = config.prompt instanceof PromptFile ? config.prompt.forModel(modelName) : config.prompt;
+    const supplied = prompt instanceof Prompts ? prompt.described(config.tools) : config.tools;
     const offered = offeredTools(config.declarations, config.toolStates(turn), supplied);
     const budget = new Budget({ passes: config.passes, toolRoundsAfterCap: config.toolRoundsAfterCap, resetsOnAnswer: config.resetsOnAnswer });
     const builder = config.context.forTurn({
       renderInput: this.renderInput(config),
       model: modelName,
-      prompt: systemPrompt(prompts ?? (config.prompt as Exclude<typeof config.prompt, PromptFile>), turn),
+      prompt: systemPrompt(prompt, turn),
       tools: offered.map((tool) => tool.def()),
       budget,
       citations: config.citations,

@@ -1,5 +1,6 @@
 /** ReActConfig: every setting of a ReActAgent for one turn, with its defaults in REACT_DEFAULTS. */
 import type { ChatModel } from "../../ports/model.js";
+import { BUDGET_DEFAULTS } from "../../runtime/budget.js";
 import type { CitationStrategy, Tool } from "../../runtime/contracts.js";
 import { DEFAULT_LIMITS, type ModelLimits } from "../context/limits.js";
 import { MessageBuilder } from "../context/message-builder.js";
@@ -66,9 +67,10 @@ export const REACT_DEFAULTS: Readonly<Omit<Required<ReActConfigOptions>, "model"
   declared: null,
   tools: Object.freeze([]) as readonly Tool[],
   toolStates: toolsField,
-  passes: 10,
-  toolRoundsAfterCap: 1,
-  resetsOnAnswer: false,
+  // The budget's defaults are the Budget's own: 10 passes, 1 tool round after the cap, no reset on answers.
+  passes: BUDGET_DEFAULTS.passes,
+  toolRoundsAfterCap: BUDGET_DEFAULTS.toolRoundsAfterCap,
+  resetsOnAnswer: BUDGET_DEFAULTS.resetsOnAnswer,
   repeats: false,
 });
 
