@@ -1,0 +1,22 @@
+/** soev-agents/temporal: start and follow turns from a Temporal client; the turn's search attributes. */
+export {
+  THREAD_SEARCH_ATTRIBUTE,
+  AGENT_SEARCH_ATTRIBUTE,
+  SOEV_SEARCH_ATTRIBUTES,
+  turnSearchAttributes,
+  registerSearchAttributes,
+  SearchAttributeConflictError,
+  SearchAttributeRegistrationError,
+} from "./search-attributes.js";
+export { startTurn } from "./start-turn.js";
+export type { StartTurnOptions, TurnHandle } from "./start-turn.js";
+export { TurnRunningError, ThreadAgentError, ThreadMovedError } from "./errors.js";
+export {
+  TURN_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_ID_PREFIX, MAIN_STREAM, ANSWER_CHARACTERS, SUMMARY_CHARACTERS,
+  workflowIdOf, threadIdOf, shortened,
+} from "./contract.js";
+export type {
+  TurnArgument, TurnInput, TurnJson, TurnSettings, TurnResult, TurnCitation, TurnLease, TurnScope, TurnActivities,
+  OpenTurnArgument, OpenedTurn, RecordInputArgument, RecordedInput, WorkUnit, PlannedWork, WorkArgument, WorkDone,
+  TurnFailure, FailTurnArgument, FailedTurn, CloseTurnArgument,
+} from "./contract.js";
