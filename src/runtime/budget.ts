@@ -47,6 +47,14 @@ export class Budget {
     return index >= this.passes;
   }
 
+  /**
+   * Whether a model called tools even on the call that was offered none: the turn ends after their
+   * directives, so a model that ignores the withdrawal cannot loop.
+   */
+  spent(trace: Trace): boolean {
+    return this.counted(trace).length > this.passes + this.toolRoundsAfterCap;
+  }
+
   /** Whether the next model call of the stream is offered no tools, so it writes its final output. */
   withdrawsTools(trace: Trace): boolean {
     return this.counted(trace).length >= this.passes + this.toolRoundsAfterCap;

@@ -126,7 +126,7 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
       .addNode(MODEL_NODE, step)
       .addNode(TOOLS_NODE, new ToolStep({ tools: [...offered, ...config.context.addedTools], budget, repeats: config.repeats }))
       .addEdge(MODEL_NODE, (trace) => ((trace.byType(ModelOutput).at(-1)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END))
-      .addEdge(TOOLS_NODE, MODEL_NODE);
+      .addEdge(TOOLS_NODE, (trace) => (budget.spent(trace) ? END : MODEL_NODE));
   }
 
   private configFor(resources: R, turn: T, model: string): ReActConfig<T> {

@@ -53,6 +53,15 @@ describe("the budget of a ReAct turn, past the cap", () => {
     expect(trace.byType(ModelOutput).at(-1)!.content).toBe("Done.");
   });
 
+  it("ends the turn after the directives when a model calls tools even though none were offered", async () => {
+    const model = new FunctionModel((_request, call) => searching(`query ${call.index + 1}`));
+    const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 1 }));
+    const { trace } = await runTurn(agent, "Hi", { model: "function" });
+    expect(toolCounts(model)).toEqual([1, 1, 0]);
+    expect(trace.byType(ToolOutput).map((result) => result.text)).toEqual(['Nothing found for "query 1".', FINISH_DIRECTIVE, FINISH_DIRECTIVE]);
+    expect(trace.events.at(-1)).toMatchObject({ type: "tool-output", text: FINISH_DIRECTIVE });
+  });
+
   it("withdraws the tools right after the cap when toolRoundsAfterCap is 0", async () => {
     const model = neverStops();
     const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 2, toolRoundsAfterCap: 0 }));
