@@ -1,6 +1,6 @@
 /** AgentCatalog: the registry of agents by name, over one store, and the threads it runs locally. */
 import { randomUUID } from "node:crypto";
-import { Input } from "../domain/events.js";
+import { Input, TaskInput } from "../domain/events.js";
 import { encode, EventTypes } from "../domain/registry.js";
 import type { Trace } from "../domain/trace.js";
 import type { Observer } from "../ports/observer.js";
@@ -9,6 +9,7 @@ import { accepted, type Agent } from "./agent.js";
 import { UnknownThreadError } from "./errors.js";
 import type { Graph } from "./graph.js";
 import { readTrace } from "./runner/read.js";
+import { taskGraph } from "./runner/task.js";
 import { Thread } from "./thread.js";
 
 /** What a catalog asks of an application for one thread: the thread's resources, such as its user's library. */
@@ -90,10 +91,16 @@ export class AgentCatalog {
     return readTrace(this.store, this.types(agent), threadId);
   }
 
-  /** The graph of the running turn of a stream: built from the turn's opening input and the thread's resources. */
+  /**
+   * The graph of the running turn of a stream: built from the turn's opening input and the thread's
+   * resources. A task's stream (opened by a TaskInput) runs the graph of the delegation that handed it off.
+   */
   async graphFor(threadId: string, agent: string, trace: Trace, stream = "main"): Promise<Graph> {
     const opening = trace.stream(stream).events.findLast((event): event is Input => Input.is(event));
     if (!opening) throw new UnknownThreadError(`Thread "${threadId}" has no input on stream "${stream}" to run.`);
+    if (TaskInput.is(opening)) {
+      return taskGraph(trace, opening, (parent, before) => this.graphFor(threadId, agent, before, parent), { threadId, agent });
+    }
     const [, turn] = accepted(this.agent(agent).input, opening);
     return this.agent(agent).build(await this.resourcesOf({ threadId, agent }), turn, opening.model);
   }

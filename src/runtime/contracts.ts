@@ -4,13 +4,14 @@
  */
 import type { z } from "zod";
 import type { Element, ElementType } from "../domain/elements.js";
-import type { Event, Stream, ToolCall, ToolOutput } from "../domain/events.js";
+import type { Event, Stream, TaskInput, ToolCall, ToolOutput } from "../domain/events.js";
 import type { Numbering } from "../domain/numbering.js";
 import type { Trace } from "../domain/trace.js";
 import type { ChatRequest } from "../ports/request.js";
 import type { ChatModel, Fragment } from "../ports/model.js";
 import type { ToolDef } from "../ports/messages.js";
 import type { CallKind, Observer } from "../ports/observer.js";
+import type { Graph } from "./graph.js";
 
 /** What the runtime gives one tool call besides its arguments. */
 export interface ToolCallContext {
@@ -100,12 +101,16 @@ export type Show = (
 /** Recorded element type marker used by tools: the elements of a type that the turn recorded. */
 export type RecordedType = ElementType<any, any>;
 
-/** One unit of a step's work: one model call, one tool call, or other work of a step of your own. Small: it travels through Temporal. */
+/** One unit of a step's work: one model call, one tool call, one task, or other work of a step of your own. Small: it travels through Temporal. */
 export interface Work {
   /** The key that `run` takes: a tool call's id, or the model call's pass. */
   key: string;
-  /** A model call, a tool call, or "step" for work that calls neither. */
-  kind: CallKind | "step";
+  /**
+   * A model call, a tool call, "task" or "step" for work that calls neither. "task" is the unit of work
+   * that hands off a task (a ToolDelegation call), runs its stream's turn and hands back the result: the
+   * runner runs it with the task protocol (runner/task.ts), never with `run`, and its key is the call's id.
+   */
+  kind: CallKind | "step" | "task";
   /** The model's name or the tool's name. */
   name: string;
   /** A short summary for logs and the Temporal UI, such as `search("bulky waste")`. */
@@ -146,4 +151,27 @@ export interface Step {
 export interface LlmStepParts {
   builder: ContextBuilder;
   model: ChatModel;
+}
+
+/**
+ * A tool that the model calls to hand off a task: each call runs as a task on a stream of its own, with
+ * the graph that `graphFor` builds, and its result comes back as the call's ToolOutput. A ToolStep tells
+ * it from a plain tool and plans its calls as "task" units; `invoke` is never called.
+ */
+export interface Delegation extends Tool {
+  /** The graph of the task that `task` heads. */
+  graphFor(task: TaskInput): Graph;
+  /**
+   * One event for each call of this delegation in the parent stream's latest model output, in call order:
+   * a TaskInput on the task's stream, or a ToolOutput with an error for a call that starts no task.
+   */
+  handOffs(parent: Trace): Event[];
+  /** The result of a task that ended, from its stream's trace: one ToolOutput linked by the call's id. */
+  handBack(child: Trace): Event[];
+}
+
+/** A step whose work includes "task" units: it names the delegation of each. */
+export interface TaskStep extends Step {
+  /** The delegation whose task the unit `key` runs, or null when `key` is no task of this step. */
+  delegation(context: StepContext, key: string): Delegation | null;
 }

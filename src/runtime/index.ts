@@ -35,6 +35,9 @@ export type { RunOptions } from "./runner/local.js";
 export { runWork, recordFailure, append } from "./runner/work.js";
 export type { Recorder, WorkResult } from "./runner/work.js";
 export { pendingNode } from "./runner/pending.js";
+export { runTask, handOff, handBack, taskGraph, recordedTask } from "./runner/task.js";
+export type { HandOff, RunStreamTurn, TaskContext } from "./runner/task.js";
+export { isDelegation, isTaskStep, taskStream } from "./tools/delegation.js";
 export { readTrace } from "./runner/read.js";
 export { replay } from "./replay.js";
 export type { ReplayedCall } from "./replay.js";
@@ -42,3 +45,4 @@ export { InputDeniedError, UnknownThreadError, GraphError } from "./errors.js";
 export type {
   Tool, Limit, ToolCallContext, CitationStrategy, ParsedMarker, ModelContext, ContextBuilder, Show, Step, StepContext, Work,
 } from "./contracts.js";
+export type { Delegation, TaskStep } from "./contracts.js";

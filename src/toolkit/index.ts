@@ -54,3 +54,8 @@ export type { ReopenOptions } from "./context/reopen.js";
 export { Compact, COMPACT_INSTRUCTIONS, COMPACT_CITING } from "./context/compact.js";
 export type { CompactOptions } from "./context/compact.js";
 export { ShortenError, ContextFullError, CompactionError } from "./context/policy-errors.js";
+export { ToolDelegation } from "./delegation/tool-delegation.js";
+export type { ToolDelegationOptions } from "./delegation/tool-delegation.js";
+export { INPUT_ARGUMENT } from "./delegation/arguments.js";
+export { lastContent, replyText, shownElements } from "./delegation/hand-back.js";
+export type { TaskResult } from "./delegation/hand-back.js";

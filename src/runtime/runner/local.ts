@@ -6,6 +6,7 @@ import type { StepContext } from "../contracts.js";
 import { END, type Graph } from "../graph.js";
 import { readTrace } from "./read.js";
 import { pendingNode } from "./pending.js";
+import { runTask } from "./task.js";
 import { recordFailure, runWork, type Recorder } from "./work.js";
 
 /** Options of one local run of a turn. */
@@ -23,6 +24,7 @@ export interface RunOptions {
 /**
  * Run the stream's turn until its graph ends, from wherever the trace says it stands. A unit of work
  * that raises records a Failure and ends the run with that error; running the thread again resumes it.
+ * A "task" unit runs through the task protocol (runTask), its stream's turn by this same function.
  */
 export async function runTurn(recorder: Recorder, graph: Graph, options: RunOptions = {}): Promise<Trace> {
   const base: Omit<StepContext, "trace" | "node"> = {
@@ -40,10 +42,15 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
     if (node === END) return trace;
     const step = graph.step(node);
     const work = step.plan({ ...base, trace, node });
-    const results = await Promise.allSettled(work.map((unit) => runWork(recorder, step, { ...base, node }, unit)));
+    // A task runs its stream's turn in-process; the model's fragments of a task are not the thread's answer.
+    const runStreamTurn = (taskGraph: Graph, stream: string) => runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
+    const results = await Promise.allSettled(
+      work.map((unit) =>
+        unit.kind === "task" ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn) : runWork(recorder, step, { ...base, node }, unit)),
+    );
     const failures = results.flatMap((result, index) => (result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : []));
     for (const { error, unit } of failures) {
-      await recordFailure(recorder, error, { stream: base.stream, node, callId: unit.kind === "tool" ? unit.key : null });
+      await recordFailure(recorder, error, { stream: base.stream, node, callId: unit.kind === "tool" || unit.kind === "task" ? unit.key : null });
     }
     if (failures.length > 0) throw failures[0]!.error;
   }

@@ -36,7 +36,7 @@ export async function runWork(
   let trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
   if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
   const kind = work.kind;
-  if (kind !== "step") safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, kind, work.name, kind === "tool" ? work.key : null));
+  if (kind === "model" || kind === "tool") safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, kind, work.name, kind === "tool" ? work.key : null));
   const events = await step.run({ ...context, trace }, work.key);
   if (events.length === 0) return { recorded: [], skipped: true };
   for (;;) {

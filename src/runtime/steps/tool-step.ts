@@ -1,8 +1,10 @@
 /** ToolStep: runs the calls of the latest model output, one ToolOutput per call, each its own unit of work. */
-import { ModelOutput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
+import { ModelOutput, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
 import { ValueError } from "../../domain/errors.js";
+import type { Trace } from "../../domain/trace.js";
 import type { Budget } from "../budget.js";
-import type { Step, StepContext, Tool, Work } from "../contracts.js";
+import type { Delegation, StepContext, TaskStep, Tool, Work } from "../contracts.js";
+import { isDelegation } from "../tools/delegation.js";
 import { executeCall } from "../tools/execute.js";
 import { streamTrace, turnEvents } from "./stream.js";
 
@@ -24,9 +26,11 @@ export interface ToolStepOptions {
 
 /**
  * A step that runs the tool calls of the stream's latest model output. Each call is one unit of work
- * (on Temporal, one activity), so siblings run in parallel and are retried on their own.
+ * (on Temporal, one activity), so siblings run in parallel and are retried on their own. A call of a
+ * Delegation that starts a task is a "task" unit, which the runner runs with the task protocol; a
+ * delegation call that starts none (arguments that do not fit, past the budget's cap) runs here.
  */
-export class ToolStep implements Step {
+export class ToolStep implements TaskStep {
   readonly tools: ReadonlyMap<string, Tool>;
   readonly budget: Budget | null;
   readonly repeats: boolean;
@@ -52,7 +56,15 @@ export class ToolStep implements Step {
     const answered = answeredCalls(events);
     return output.toolCalls
       .filter((call) => !answered.has(call.id))
-      .map((call) => ({ key: call.id, kind: "tool" as const, name: call.name, summary: summary(call) }));
+      .map((call) => ({ key: call.id, kind: this.taskOf(streamTrace(context), output, call) ? "task" : "tool", name: call.name, summary: summary(call) }));
+  }
+
+  /** The delegation whose task the call `key` starts, or null when the call starts no task. */
+  delegation(context: StepContext, key: string): Delegation | null {
+    const trace = streamTrace(context);
+    const output = latestOutput(trace.events);
+    const call = output?.toolCalls.find((candidate) => candidate.id === key);
+    return output && call ? this.taskOf(trace, output, call) : null;
   }
 
   done(context: StepContext, key: string): boolean {
@@ -72,6 +84,13 @@ export class ToolStep implements Step {
       return [ToolOutput({ ...header, error: `There is no tool named "${call.name}". The tools are: ${names}.` })];
     }
     if (this.budget?.pastCap(trace, output)) return [ToolOutput({ ...header, text: this.directive })];
+    if (isDelegation(tool)) {
+      if (this.taskOf(trace, output, call)) {
+        throw new ValueError(`The call "${key}" of ${tool.name} starts a task: run it as a "task" unit (runTask), not with run.`);
+      }
+      const refused = tool.handOffs(trace).find((event) => ToolOutput.is(event) && event.callId === call.id);
+      return [ToolOutput({ ...header, error: (refused as ToolOutput | undefined)?.error ?? `${tool.name} started no task for this call.` })];
+    }
     const result = await executeCall(tool, call, {
       trace: context.trace,
       turn: turnEvents(trace.events),
@@ -81,6 +100,13 @@ export class ToolStep implements Step {
       repeats: tool.repeats ?? this.repeats,
     });
     return [{ ...result, ...header }];
+  }
+
+  // A delegation call starts a task unless it is past the budget's cap or its arguments do not fit.
+  private taskOf(trace: Trace, output: ModelOutput, call: ToolCall): Delegation | null {
+    const tool = this.tools.get(call.name);
+    if (tool === undefined || !isDelegation(tool) || this.budget?.pastCap(trace, output)) return null;
+    return tool.handOffs(trace).some((event) => TaskInput.is(event) && event.callId === call.id) ? tool : null;
   }
 }
 

@@ -79,8 +79,8 @@ export function checkBound(tools: readonly Pick<Tool, "name" | "unbound">[]): vo
   });
 }
 
-// The JSON schema says string, but a model may write an element number as an integer: read it as digits.
-function withStringIds(args: Record<string, JsonValue>, ids: ReadonlyMap<string, IdArgument>): Record<string, JsonValue> {
+/** The arguments with each id written as an integer read as digits: the JSON schema says string, but a model may write 5. */
+export function withStringIds(args: Record<string, JsonValue>, ids: ReadonlyMap<string, IdArgument>): Record<string, JsonValue> {
   const asString = (value: JsonValue): JsonValue => (typeof value === "number" ? String(value) : value);
   const result = { ...args };
   for (const name of ids.keys()) {
@@ -90,12 +90,14 @@ function withStringIds(args: Record<string, JsonValue>, ids: ReadonlyMap<string,
   return result;
 }
 
-function misfit(name: string, error: z.ZodError): string {
+/** The error a model reads for arguments that do not fit the schema of the tool `name`. */
+export function misfit(name: string, error: z.ZodError): string {
   const problems = error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`);
   return `The arguments of ${name} do not fit its schema (${problems.join("; ")}). Call ${name} again with arguments that fit.`;
 }
 
-function idProblems(args: Record<string, unknown>, ids: ReadonlyMap<string, IdArgument>, numbering: Numbering, handles: Handles): string[] {
+/** The errors of id arguments that name no element of an accepted type in the thread, or no result. */
+export function idProblems(args: Record<string, unknown>, ids: ReadonlyMap<string, IdArgument>, numbering: Numbering, handles: Handles): string[] {
   const problems: string[] = [];
   for (const [name, argument] of ids) {
     const value = args[name];

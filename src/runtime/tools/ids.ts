@@ -42,12 +42,20 @@ export function idArguments(args: z.ZodObject<any>): Map<string, IdArgument> {
 }
 
 function idArgument(schema: z.ZodType, list: boolean): IdArgument | undefined {
-  const target = targets.get(schema) as IdTarget | undefined;
+  const target = idTarget(schema);
   if (target) return { target, list };
-  const definition = schema._zod.def as { type: string; innerType?: z.ZodType; element?: z.ZodType };
+  const definition = schema._zod.def as { type: string; innerType?: z.ZodType; element?: z.ZodType; options?: z.ZodType[] };
   if (definition.type === "array" && definition.element && !list) return idArgument(definition.element, true);
   if (definition.innerType) return idArgument(definition.innerType, list);
+  // A union with null is an optional id, as nullable() is.
+  const others = definition.type === "union" ? (definition.options ?? []).filter((option) => option._zod.def.type !== "null") : [];
+  if (others.length === 1 && others.length < (definition.options ?? []).length) return idArgument(others[0]!, list);
   return undefined;
+}
+
+/** What an id schema (ElementId or ResultHandle) holds, or undefined for any other schema. */
+export function idTarget(schema: z.ZodType): IdTarget | undefined {
+  return targets.get(schema) as IdTarget | undefined;
 }
 
 /** The article of a type name in a sentence: "an" before a vowel, else "a". */
