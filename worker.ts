@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Connection } from "@temporalio/client";
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleOption } from "@temporalio/worker";
 import pg from "pg";
 import { createActivities } from "./activities/index.js";
@@ -18,6 +19,7 @@ import type { Observer } from "./src/ports/observer.js";
 import type { TraceStore } from "./src/ports/store.js";
 import type { AgentCatalog } from "./src/runtime/catalog.js";
 import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
+import { registerSearchAttributes, SearchAttributeRegistrationError } from "./src/temporal/search-attributes.js";
 
 /** Where the worker finds Temporal, from the environment, with its defaults. */
 export interface TemporalSettings {
@@ -76,11 +78,14 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
 }
 
 /**
- * Run a worker for the catalog until the process gets SIGINT or SIGTERM, or `signal` aborts. Its own
- * connection is closed when it stops.
+ * Run a worker for the catalog until the process gets SIGINT or SIGTERM, or `signal` aborts. It first
+ * registers the turn's search attributes (a server that refuses, such as a cloud namespace, gets them
+ * registered by its operator: the worker warns and runs). Its own connection is closed when it stops.
  */
 export async function runWorker(options: TurnWorkerOptions & { signal?: AbortSignal }): Promise<void> {
-  const owned = options.connection ? null : await NativeConnection.connect({ address: temporalSettings().address });
+  const settings = temporalSettings();
+  await registerOrWarn(settings.address, options.namespace ?? settings.namespace);
+  const owned = options.connection ? null : await NativeConnection.connect({ address: settings.address });
   const connection = options.connection ?? owned!;
   try {
     const worker = await createTurnWorker({ ...options, connection });
@@ -93,6 +98,18 @@ export async function runWorker(options: TurnWorkerOptions & { signal?: AbortSig
     }
   } finally {
     await owned?.close();
+  }
+}
+
+async function registerOrWarn(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await registerSearchAttributes(connection, namespace);
+  } catch (error) {
+    if (!(error instanceof SearchAttributeRegistrationError)) throw error;
+    console.warn(`soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`);
+  } finally {
+    await connection.close();
   }
 }
 

@@ -7,11 +7,12 @@ import { Input } from "../src/domain/events.js";
 import { canonicalJson } from "../src/domain/json.js";
 import { StreamMovedError } from "../src/ports/errors.js";
 import { accepted } from "../src/runtime/agent.js";
+import { checkGraph } from "../src/runtime/check.js";
 import { append } from "../src/runtime/runner/work.js";
 import type { RecordedInput, RecordInputArgument } from "../src/temporal/contract.js";
 import { ThreadMovedError } from "../src/temporal/errors.js";
 import { reported } from "./failures.js";
-import { recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
+import { graphOf, recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
 
 /** Record the turn's input at seq `argument.seq` of its stream, unless an earlier attempt did. */
 export async function recordInput(access: TurnAccess, argument: RecordInputArgument): Promise<RecordedInput> {
@@ -23,6 +24,8 @@ export async function recordInput(access: TurnAccess, argument: RecordInputArgum
     const trace = await traceOf(access, argument);
     const stream = trace.stream(argument.stream);
     if (stream.length === argument.seq) {
+      // Build the turn's graph first: a config that refuses the input (no model, an unbound tool) fails before any write.
+      checkGraph(await graphOf(access, argument, trace.with([{ position: trace.position + 1, event: { ...event, seq: stream.length } }])));
       try {
         const [stored] = await append(recorderOf(access, argument), [event], trace, argument.stream);
         return { seq: stored!.seq!, skipped: false };

@@ -4,23 +4,27 @@
  */
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities,
-  setCurrentDetails, uuid4, workflowInfo, type ActivityOptions,
+  setCurrentDetails, upsertSearchAttributes, uuid4, workflowInfo, type ActivityOptions,
 } from "@temporalio/workflow";
 import {
-  MAIN_STREAM, shortened,
+  AGENT_SEARCH_ATTRIBUTE, MAIN_STREAM, THREAD_SEARCH_ATTRIBUTE, shortened,
   type TurnActivities, type TurnArgument, type TurnFailure, type TurnResult, type TurnScope, type TurnSettings, type WorkDone, type WorkUnit,
 } from "../src/temporal/contract.js";
 
 /** The settings a turn runs with when its argument leaves them out. */
-const DEFAULT_SETTINGS: Required<TurnSettings> = { heartbeatSeconds: 15, callSeconds: 600, attempts: 10 };
+const DEFAULT_SETTINGS: Required<TurnSettings> = { heartbeatSeconds: 15, callSeconds: 600, controlSeconds: 30, attempts: 10 };
 
 /** One turn of a thread: `{ agent, threadId, input: { payload, model } }` in, a short summary of the answer out. */
 export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
-  const settings = { ...DEFAULT_SETTINGS, ...argument.settings };
+  const settings = checkedArgument(argument);
   const { control, units } = activityOptions(settings);
   const activities = proxyActivities<TurnActivities>(control);
   const info = workflowInfo();
   const threadId = argument.threadId ?? uuid4();
+  // A starter that set the agent attribute has the attributes registered: name the thread the workflow picked.
+  if (argument.threadId == null && info.typedSearchAttributes.get(AGENT_SEARCH_ATTRIBUTE) !== undefined) {
+    upsertSearchAttributes([{ key: THREAD_SEARCH_ATTRIBUTE, value: threadId }]);
+  }
   const base = { agent: argument.agent, threadId, stream: MAIN_STREAM };
   let turn: TurnScope | null = null;
   let inputSeq: number | null = null;
@@ -70,6 +74,26 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
   }
 }
 
+/**
+ * The settings of a well-formed argument: a client of any SDK sends plain JSON, so a malformed one fails
+ * the workflow at once, with a ValueError that says what to send.
+ */
+function checkedArgument(argument: TurnArgument): Required<TurnSettings> {
+  const refuse = (what: string) => {
+    throw ApplicationFailure.create({ type: "ValueError", message: `The turn's argument ${what}. Send { agent, threadId, input: { payload, model } }.`, nonRetryable: true });
+  };
+  if (argument === null || typeof argument !== "object") refuse("is not an object");
+  if (typeof argument.agent !== "string" || argument.agent === "") refuse("has no agent name");
+  if (argument.threadId != null && (typeof argument.threadId !== "string" || argument.threadId === "")) refuse("has a threadId that is not a non-empty string or null");
+  if (argument.input === null || typeof argument.input !== "object" || !("payload" in argument.input)) refuse("has no input with a payload");
+  if (argument.input.model != null && typeof argument.input.model !== "string") refuse("has an input model that is not a string or null");
+  const settings = { ...DEFAULT_SETTINGS, ...argument.settings };
+  for (const [name, value] of Object.entries(settings)) {
+    if (typeof value !== "number" || !(value > 0) || (name === "attempts" && !Number.isInteger(value))) refuse(`has settings.${name} ${JSON.stringify(value)}, which is no positive number`);
+  }
+  return settings;
+}
+
 /** The failures of a node's units: the workflow records the first and fails with it. */
 class StepFailed extends Error {
   constructor(readonly failures: TurnFailure[]) {
@@ -81,7 +105,7 @@ class StepFailed extends Error {
 function activityOptions(settings: Required<TurnSettings>): { control: ActivityOptions; units: ActivityOptions } {
   const retry = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "60s", maximumAttempts: settings.attempts };
   return {
-    control: { startToCloseTimeout: "60s", retry },
+    control: { startToCloseTimeout: settings.controlSeconds * 1000, retry },
     units: { startToCloseTimeout: settings.callSeconds * 1000, heartbeatTimeout: settings.heartbeatSeconds * 1000, retry },
   };
 }

@@ -4,6 +4,8 @@
  * workflows/ imports it, and a client of any Temporal SDK can follow it (docs/temporal.md).
  */
 
+export { THREAD_SEARCH_ATTRIBUTE, AGENT_SEARCH_ATTRIBUTE } from "./search-attributes.js";
+
 /** The workflow type of one turn of a thread. */
 export const TURN_WORKFLOW = "soevTurn";
 
@@ -57,6 +59,8 @@ export interface TurnSettings {
   heartbeatSeconds?: number;
   /** The longest one model or tool attempt may run. Default 600. */
   callSeconds?: number;
+  /** The longest one attempt of the other activities (open, record, plan, close) may run: they only read and write the store. Default 30. */
+  controlSeconds?: number;
   /** The attempts of one activity before the turn fails, transient errors included. Default 10. */
   attempts?: number;
 }
@@ -145,7 +149,7 @@ export interface RecordedInput {
 export interface WorkUnit {
   /** The tool call's id, or the model call's pass key. */
   key: string;
-  kind: "model" | "tool" | "step";
+  kind: "model" | "tool" | "step" | "task";
   /** The model's name, the tool's name, or the step's. */
   name: string;
   /** A short summary, such as `search({"query":"bulky waste"})`. */

@@ -1,0 +1,88 @@
+/**
+ * startTurn: start one turn of a thread as a Temporal workflow, from a service that has only a Temporal
+ * client. The workflow id derives from the thread id, so Temporal refuses a second turn while one runs.
+ */
+import { randomUUID } from "node:crypto";
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from "@temporalio/client";
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from "@temporalio/common";
+import { ValueError } from "../domain/errors.js";
+import {
+  DEFAULT_TASK_QUEUE, TURN_WORKFLOW, shortened, workflowIdOf,
+  type TurnArgument, type TurnInput, type TurnResult, type TurnSettings,
+} from "./contract.js";
+import { TurnRunningError } from "./errors.js";
+import { turnSearchAttributes } from "./search-attributes.js";
+
+/** What startTurn needs: the agent, the thread (none for a new one), the input and the task queue. */
+export interface StartTurnOptions {
+  /** The agent's name in the worker's catalog. */
+  agent: string;
+  /** The thread to continue; leave it out for a new thread (startTurn picks its id). */
+  threadId?: string | null;
+  /** The input: its payload (the agent's input type parses it) and the model the turn runs on. */
+  input: TurnInput;
+  /** The task queue the worker polls. Default "soev-agents". */
+  taskQueue?: string;
+  /** Timeouts and retries of the turn's activities. */
+  settings?: TurnSettings;
+}
+
+/** A started turn: its thread and workflow, and its result. */
+export interface TurnHandle {
+  threadId: string;
+  workflowId: string;
+  /** The run of the workflow that runs this turn. */
+  runId: string;
+  /** The Temporal handle of the workflow, to follow, query or cancel it. */
+  workflow: WorkflowHandle;
+  /** Wait for the turn: its short summary, or the workflow's failure (the error's name and message). */
+  result(): Promise<TurnResult>;
+}
+
+/** Start one turn. A second start while a turn of the thread runs raises TurnRunningError. */
+export async function startTurn(client: Client, options: StartTurnOptions): Promise<TurnHandle> {
+  if (!options.agent) throw new ValueError("startTurn needs the agent's name.");
+  const threadId = options.threadId ?? randomUUID();
+  const workflowId = workflowIdOf(threadId);
+  const argument: TurnArgument = { agent: options.agent, threadId, input: options.input, ...(options.settings ? { settings: options.settings } : {}) };
+  const text = typeof options.input.payload === "string" ? options.input.payload : JSON.stringify(options.input.payload);
+  let workflow: WorkflowHandleWithFirstExecutionRunId;
+  try {
+    workflow = await client.workflow.start(TURN_WORKFLOW, {
+      args: [argument],
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      workflowId,
+      // A finished turn lets the next one start under the same id; a running one refuses it.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      staticSummary: `${options.agent}: ${shortened(text)}`,
+      staticDetails: details(options, threadId, text),
+      typedSearchAttributes: turnSearchAttributes({ threadId, agent: options.agent }),
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new TurnRunningError(
+        `A turn of thread "${threadId}" is running: workflow "${workflowId}". Wait for it to finish (its result), then start the next turn.`,
+        { workflowId, cause: error },
+      );
+    }
+    throw error;
+  }
+  return {
+    threadId,
+    workflowId,
+    runId: workflow.firstExecutionRunId,
+    workflow,
+    result: () => workflow.result() as Promise<TurnResult>,
+  };
+}
+
+/** The static details the Temporal UI shows on the turn's page (Temporal markdown). */
+function details(options: StartTurnOptions, threadId: string, text: string): string {
+  return [
+    `**Agent:** ${options.agent}`,
+    `**Thread:** \`${threadId}\``,
+    `**Model:** ${options.input.model ?? "(the agent's default)"}`,
+    `**Input:** ${shortened(text, 400)}`,
+  ].join("\n\n");
+}
