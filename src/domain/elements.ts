@@ -73,23 +73,28 @@ export const Reference: ElementType<Reference> = elementType("reference", z.obje
 // No added fields adds nothing: zod infers Record<string, never> for {}, which would refuse every field.
 type Extra<S extends z.ZodRawShape> = keyof S extends never ? unknown : z.infer<z.ZodObject<S>>;
 
+type ElementOf<P> = P extends ElementType<infer T, any> ? T : never;
+type FieldsOf<P> = P extends ElementType<any, infer F> ? F : never;
+type NoFields = Record<never, never>;
+
 /**
  * Declare a Source type of your own, such as a passage. Its stored and shown type name is `name`
- * (kebab case); `fields` are the zod fields it adds, each shown to the model as an attribute.
+ * (kebab case); `fields` are the zod fields it adds to its parent's (Source, or a Source type of yours),
+ * each shown to the model as an attribute.
  */
-export function sourceType<S extends z.ZodRawShape = {}>(
+export function sourceType<S extends z.ZodRawShape = NoFields, P extends ElementType<Source, any> = typeof Source>(
   name: string,
   fields: S = {} as S,
-  parent: ElementType<any, any> = Source,
-): ElementType<Source & Extra<S>, ElementFields & { text: string } & Extra<S>> {
+  parent: P = Source as unknown as P,
+): ElementType<ElementOf<P> & Extra<S>, FieldsOf<P> & Extra<S>> {
   return elementType(name, parent.schema.extend(fields), parent, true);
 }
 
-/** Declare a Reference type of your own, such as a document, with the zod `fields` it adds. */
-export function referenceType<S extends z.ZodRawShape = {}>(
+/** Declare a Reference type of your own, such as a document, with the zod `fields` it adds to its parent's. */
+export function referenceType<S extends z.ZodRawShape = NoFields, P extends ElementType<Reference, any> = typeof Reference>(
   name: string,
   fields: S = {} as S,
-  parent: ElementType<any, any> = Reference,
-): ElementType<Reference & Extra<S>, ElementFields & Extra<S>> {
+  parent: P = Reference as unknown as P,
+): ElementType<ElementOf<P> & Extra<S>, FieldsOf<P> & Extra<S>> {
   return elementType(name, parent.schema.extend(fields), parent, false);
 }

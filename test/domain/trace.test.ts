@@ -18,6 +18,14 @@ describe("event and element types", () => {
     expect(Source.is(Document({ id: "d", title: "T" }))).toBe(false);
   });
 
+  it("make a subtype of a type of your own with its parent's fields and its own", () => {
+    const Quote = sourceType("quote", { page: z.number() }, Passage);
+    const quote = Quote({ id: "q", ref: "d", text: "t", page: 3 });
+    expect(quote).toEqual({ type: "quote", id: "q", ref: "d", text: "t", page: 3 });
+    expect(Passage.is(quote) && Source.is(quote)).toBe(true);
+    expect(() => Quote({ id: "q", text: "t" } as never)).toThrow();
+  });
+
   it("fill the header and the defaults of a new event", () => {
     const output = ModelOutput({ content: "hi" });
     expect(output).toMatchObject({ type: "model-output", stream: "main", actor: "model", origin: null, seq: null, ts: null, toolCalls: [], markers: [] });
