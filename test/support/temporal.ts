@@ -1,0 +1,43 @@
+/**
+ * Temporal for tests: the run's one dev server (started by test/setup/global.ts), connections to it, and
+ * task queues of a test's own, so tests that run at once never take each other's tasks.
+ */
+import { randomBytes } from "node:crypto";
+import { Client, Connection } from "@temporalio/client";
+import { NativeConnection } from "@temporalio/worker";
+import { inject } from "vitest";
+
+/** host:port of the run's Temporal dev server. */
+export function temporalAddress(): string {
+  return inject("temporalAddress");
+}
+
+/** The namespace of the run's dev server, with the soev-agents search attributes registered. */
+export function temporalNamespace(): string {
+  return inject("temporalNamespace");
+}
+
+/** A client of the dev server, and its connection: close the connection when the test ends. */
+export interface TestClient {
+  client: Client;
+  connection: Connection;
+  /** Close the connection. */
+  close(): Promise<void>;
+}
+
+/** Connect a client to the dev server, in its namespace. */
+export async function connectClient(): Promise<TestClient> {
+  const connection = await Connection.connect({ address: temporalAddress() });
+  const client = new Client({ connection, namespace: temporalNamespace() });
+  return { client, connection, close: () => connection.close() };
+}
+
+/** A native connection to the dev server, for a Worker: close it after the worker stopped. */
+export async function connectWorker(): Promise<NativeConnection> {
+  return NativeConnection.connect({ address: temporalAddress() });
+}
+
+/** A task queue no other test uses: `name` and a random suffix. */
+export function uniqueTaskQueue(name: string): string {
+  return `${name}-${randomBytes(6).toString("hex")}`;
+}
