@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Prints the path of a Temporal CLI binary (the dev server the tests run), provisioning it if needed.
-# Order (DESIGN.md §8): `temporal` on PATH; $TEMPORAL_CLI_PATH; the cached build under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/soev-temporal/bin; else a build with `go install` where Go is present.
-# Without Go, on a machine with internet, the Temporal SDK can download the CLI itself:
-# `TestWorkflowEnvironment.createLocal()` with no `executable` fetches it; the test suite never does
-# that on its own, so run this script where Go is available, or install the CLI (https://temporal.io/setup)
-# and put it on PATH or in TEMPORAL_CLI_PATH.
+# Order (DESIGN.md §8): $TEMPORAL_CLI_PATH (an explicit choice wins over PATH); `temporal` on PATH;
+# the cached build under ${XDG_CACHE_HOME:-$HOME/.cache}/soev-temporal/bin; else a build with
+# `go install` where Go is present. Last resort, on a machine with internet and without Go: the
+# Temporal SDK downloads the CLI (`TestWorkflowEnvironment.createLocal()` without `executable`), or
+# install it (https://docs.temporal.io/cli) and set TEMPORAL_CLI_PATH. The test suite itself never
+# downloads: it fails, naming the Temporal CLI and this script.
 set -euo pipefail
 
 # v1.5.1: later tags carry a replace directive in go.mod that breaks `go install`.
@@ -17,14 +17,14 @@ fail() {
   exit 1
 }
 
-if command -v temporal >/dev/null 2>&1; then
-  command -v temporal
-  exit 0
-fi
-
 if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
   [[ -x "$TEMPORAL_CLI_PATH" ]] || fail "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not an executable file."
   echo "$TEMPORAL_CLI_PATH"
+  exit 0
+fi
+
+if command -v temporal >/dev/null 2>&1; then
+  command -v temporal
   exit 0
 fi
 
