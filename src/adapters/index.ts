@@ -12,3 +12,6 @@ export type { OpenAIChatModelOptions } from "./openai/options.js";
 export type { ReasoningField } from "./openai/request-mapping.js";
 export { ModelRequestError } from "./openai/errors.js";
 export { DemoModel, DEMO_MODEL } from "./demo-model.js";
+export { OtelObserver, TRACER_NAME } from "./otel/observer.js";
+export type { OtelObserverOptions } from "./otel/observer.js";
+export { CLOSED_SPAN_EVENT, PAYLOAD_CHARACTERS, RUN_SPAN, SPAN_ATTRIBUTES, SUPERSEDED_SPAN_EVENT } from "./otel/attributes.js";

@@ -1,31 +1,6 @@
-/**
- * PostgresListener: the one connection of a PostgresTraceStore that LISTENs on the store's channel, and
- * the mapping of PostgreSQL failures to the framework's errors.
- */
+/** PostgresListener: the one connection of a PostgresTraceStore that LISTENs on the store's channel. */
 import { Client, type ClientConfig, type Notification } from "pg";
-import { CallerError } from "../../domain/errors.js";
-import { TransientError } from "../../ports/errors.js";
-
-/** The error classes of PostgreSQL (SQLSTATE) and of the socket that a later attempt can overcome. */
-const TRANSIENT_STATES = /^(08|53|57P0|40001|40P01)/;
-const TRANSIENT_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
-
-/** Translate a failure of PostgreSQL: a connection that failed is transient; missing tables want migratePostgres. */
-export function postgresFailure(error: unknown, schema: string): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === "42P01" || code === "3F000") {
-    return new CallerError(
-      `The PostgreSQL schema "${schema}" has no trace store tables (${message}): run migratePostgres(pool, { schema: "${schema}" }) first.`,
-      { cause: error },
-    );
-  }
-  const connectionLost = /Connection terminated|connection timeout/i.test(message);
-  if (typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code)) || connectionLost) {
-    return new TransientError(`PostgreSQL failed for the trace store: ${message}. Check that PostgreSQL is reachable; the call can be retried.`, { cause: error });
-  }
-  return error;
-}
+import { postgresFailure } from "./postgres-connection.js";
 
 /** The LISTEN connection of one store: connected on first use, and again after it drops. */
 export class PostgresListener {

@@ -1,4 +1,6 @@
-/** The SQL that PostgresTraceStore runs, for one schema (quoted). */
+/** The SQL that PostgresTraceStore runs, for one schema (quoted), and the calls that need more than one value mapped. */
+import type { PoolClient } from "pg";
+import type { EventRow, LeaseState } from "./rules.js";
 
 const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payload::text AS payload, e.seq, e.ts, e.version";
 
@@ -43,3 +45,25 @@ export function postgresStatements(s: string) {
 
 /** The statements of one PostgresTraceStore. */
 export type PostgresStatements = ReturnType<typeof postgresStatements>;
+
+/** Insert rows of one thread in one statement, column by column. */
+export async function insertEvents(client: PoolClient, sql: PostgresStatements, key: string, rows: readonly EventRow[]): Promise<void> {
+  const column = <K extends keyof EventRow>(name: K) => rows.map((row) => row[name]);
+  await client.query(sql.insertEvents, [
+    key, column("position"), column("type"), column("stream"), column("actor"), column("origin"),
+    column("payload"), column("seq"), column("ts"), column("version"),
+  ]);
+}
+
+/** The thread's lease (null when the store holds none), and the database's time in milliseconds. */
+export async function leaseState(client: PoolClient, sql: PostgresStatements, threadId: string): Promise<{ state: LeaseState | null; now: number }> {
+  const row = (await client.query<Partial<LeaseState> & { now: number }>(sql.lease, [threadId])).rows[0]!;
+  const state = row.owner == null ? null : { owner: row.owner, counter: row.counter!, expiresAt: row.expiresAt!, released: row.released! };
+  return { state, now: row.now };
+}
+
+/** Write the thread's lease, and return it. */
+export async function putLease(client: PoolClient, sql: PostgresStatements, threadId: string, state: LeaseState): Promise<LeaseState> {
+  await client.query(sql.putLease, [threadId, state.owner, state.counter, state.expiresAt, state.released]);
+  return state;
+}

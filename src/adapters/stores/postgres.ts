@@ -1,20 +1,19 @@
 /** PostgresTraceStore: the production trace store, on PostgreSQL through a pg Pool; follow uses LISTEN/NOTIFY. */
-import { Pool, type PoolClient } from "pg";
+import { Pool } from "pg";
 import { ValueError } from "../../domain/errors.js";
 import type { LogEntry, StoredEvent } from "../../domain/stored.js";
-import { TransientError } from "../../ports/errors.js";
 import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
 import { ThreadChanges } from "./changes.js";
-import { PostgresListener, postgresFailure } from "./postgres-listener.js";
+import { PostgresConnection } from "./postgres-connection.js";
+import { PostgresListener } from "./postgres-listener.js";
 import { DEFAULT_SCHEMA, channelOf, quoteSchema } from "./postgres-schema.js";
-import { postgresStatements, type PostgresStatements } from "./postgres-statements.js";
+import { insertEvents, leaseState, postgresStatements, putLease, type PostgresStatements } from "./postgres-statements.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {
-  acquired, checkExpected, checkLease, liveLease, released, renewed, seal, streamsOf, toEntry, type EventRow, type LeaseState,
+  acquired, checkExpected, checkLease, liveLease, released, renewed, seal, streamsOf, toEntry, type EventRow,
 } from "./rules.js";
 import {
   StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
-  type SealedEvent,
 } from "./validation.js";
 
 /** Options of PostgresTraceStore: give `pool` or `connectionString`. */
@@ -37,6 +36,7 @@ const LAST_POSITION = 2 ** 31 - 1;
  */
 export class PostgresTraceStore implements TraceStore {
   private readonly pool: Pool;
+  private readonly connection: PostgresConnection;
   private readonly ownsPool: boolean;
   private readonly schema: string;
   private readonly sql: PostgresStatements;
@@ -61,6 +61,7 @@ export class PostgresTraceStore implements TraceStore {
     this.pool = options.pool ?? new Pool({ connectionString: options.connectionString });
     // An idle client that drops must not crash the process; the next query reports the failure.
     if (this.ownsPool) this.pool.on("error", () => {});
+    this.connection = new PostgresConnection(this.pool, this.schema, this.sql.lock);
     this.changes = new ThreadChanges(() => this.listener.ready());
     this.listener = new PostgresListener(
       this.pool.options, channelOf(this.schema), (threadId) => this.changes.notify(threadId), () => this.changes.notifyAll(), this.schema,
@@ -74,8 +75,8 @@ export class PostgresTraceStore implements TraceStore {
     const prepared = prepareAppend(events);
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
-    const rows = await this.write(threadId, async (client) => {
-      if (options.lease != null) checkLease(threadId, (await this.leaseState(client, threadId)).state, options.lease);
+    const rows = await this.connection.write(threadId, async (client) => {
+      if (options.lease != null) checkLease(threadId, (await leaseState(client, this.sql, threadId)).state, options.lease);
       const thread = (await client.query<{ key: string; length: number }>(this.sql.thread, [threadId])).rows[0];
       const lengths = new Map<string, number>();
       const streams = streamsOf(prepared, options.expected);
@@ -88,7 +89,7 @@ export class PostgresTraceStore implements TraceStore {
       if (prepared.length === 0) return [];
       const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
       const key = thread?.key ?? (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
-      await this.insert(client, key, sealed);
+      await insertEvents(client, this.sql, key, sealed);
       await client.query(this.sql.grow, [key, sealed.at(-1)!.position]);
       await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
       return sealed;
@@ -101,9 +102,9 @@ export class PostgresTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     checkLeaseTerms(options, true);
-    const next = await this.write(threadId, async (client) => {
-      const { state, now } = await this.leaseState(client, threadId);
-      return this.putLease(client, threadId, acquired(threadId, state, options.owner, options.ttl, now));
+    const next = await this.connection.write(threadId, async (client) => {
+      const { state, now } = await leaseState(client, this.sql, threadId);
+      return putLease(client, this.sql, threadId, acquired(threadId, state, options.owner, options.ttl, now));
     });
     return { threadId, owner: next.owner, counter: next.counter };
   }
@@ -113,9 +114,9 @@ export class PostgresTraceStore implements TraceStore {
     this.checkOpen();
     checkLeaseShape(lease);
     checkLeaseTerms(options, false);
-    await this.write(lease.threadId, async (client) => {
-      const { state, now } = await this.leaseState(client, lease.threadId);
-      await this.putLease(client, lease.threadId, renewed(state, lease, options.ttl, now));
+    await this.connection.write(lease.threadId, async (client) => {
+      const { state, now } = await leaseState(client, this.sql, lease.threadId);
+      await putLease(client, this.sql, lease.threadId, renewed(state, lease, options.ttl, now));
     });
   }
 
@@ -123,9 +124,9 @@ export class PostgresTraceStore implements TraceStore {
   async release(lease: Lease): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
-    await this.write(lease.threadId, async (client) => {
-      const next = released((await this.leaseState(client, lease.threadId)).state, lease);
-      if (next) await this.putLease(client, lease.threadId, next);
+    await this.connection.write(lease.threadId, async (client) => {
+      const next = released((await leaseState(client, this.sql, lease.threadId)).state, lease);
+      if (next) await putLease(client, this.sql, lease.threadId, next);
     });
   }
 
@@ -133,7 +134,7 @@ export class PostgresTraceStore implements TraceStore {
   async lease(threadId: string): Promise<Lease | null> {
     this.checkOpen();
     checkThreadId(threadId);
-    const { state, now } = await this.query((client) => this.leaseState(client, threadId));
+    const { state, now } = await this.connection.query((client) => leaseState(client, this.sql, threadId));
     return liveLease(threadId, state, now);
   }
 
@@ -152,11 +153,11 @@ export class PostgresTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     const sealed = prepareLoad(events);
-    await this.write(threadId, async (client) => {
+    await this.connection.write(threadId, async (client) => {
       await client.query(this.sql.deleteThread, [threadId]);
       if (sealed.length > 0) {
         const key = (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
-        await this.insert(client, key, sealed.map((event, index) => ({ ...event, position: index + 1 })));
+        await insertEvents(client, this.sql, key, sealed.map((event, index) => ({ ...event, position: index + 1 })));
         await client.query(this.sql.grow, [key, sealed.length]);
       }
       await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
@@ -167,7 +168,7 @@ export class PostgresTraceStore implements TraceStore {
   async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
-    const { rows } = await this.query((client) => client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]));
+    const { rows } = await this.connection.query((client) => client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]));
     return rows.map((row) => [row.id, toEntry(row).event]);
   }
 
@@ -175,7 +176,7 @@ export class PostgresTraceStore implements TraceStore {
   async delete(threadId: string): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
-    await this.write(threadId, async (client) => {
+    await this.connection.write(threadId, async (client) => {
       await client.query(this.sql.deleteThread, [threadId]);
       await client.query(this.sql.deleteLease, [threadId]);
       await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
@@ -192,64 +193,9 @@ export class PostgresTraceStore implements TraceStore {
   }
 
   private async page(sql: string, threadId: string, from: number, limit: number): Promise<Page> {
-    const { rows } = await this.query((client) => client.query<EventRow & { key: string }>(sql, [threadId, from, limit]));
+    const { rows } = await this.connection.query((client) => client.query<EventRow & { key: string }>(sql, [threadId, from, limit]));
     const key = rows[0]?.key ?? null;
     return { key, entries: rows.filter((row) => row.position !== null).map(toEntry) };
-  }
-
-  private async insert(client: PoolClient, key: string, rows: readonly (SealedEvent & { position: number })[]): Promise<void> {
-    const column = <K extends keyof EventRow>(name: K) => rows.map((row) => row[name]);
-    await client.query(this.sql.insertEvents, [
-      key, column("position"), column("type"), column("stream"), column("actor"), column("origin"),
-      column("payload"), column("seq"), column("ts"), column("version"),
-    ]);
-  }
-
-  private async leaseState(client: PoolClient, threadId: string): Promise<{ state: LeaseState | null; now: number }> {
-    const row = (await client.query<Partial<LeaseState> & { now: number }>(this.sql.lease, [threadId])).rows[0]!;
-    const state = row.owner == null ? null : { owner: row.owner, counter: row.counter!, expiresAt: row.expiresAt!, released: row.released! };
-    return { state, now: row.now };
-  }
-
-  private async putLease(client: PoolClient, threadId: string, state: LeaseState): Promise<LeaseState> {
-    await client.query(this.sql.putLease, [threadId, state.owner, state.counter, state.expiresAt, state.released]);
-    return state;
-  }
-
-  /** Run `work` in one transaction that holds the thread's advisory lock; nothing of it lands when it throws. */
-  private write<T>(threadId: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.query(async (client) => {
-      await client.query("BEGIN");
-      try {
-        await client.query(this.sql.lock, [`${this.schema}:${threadId}`]);
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
-      }
-    });
-  }
-
-  private async query<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw postgresFailure(error, this.schema);
-    }
-    let broken = false;
-    try {
-      return await work(client);
-    } catch (error) {
-      const failure = postgresFailure(error, this.schema);
-      broken = failure instanceof TransientError;
-      throw failure;
-    } finally {
-      // A connection that failed is discarded rather than handed to the next caller.
-      client.release(broken);
-    }
   }
 
   private checkOpen(): void {

@@ -38,37 +38,36 @@ CREATE TABLE IF NOT EXISTS trace_leases (
 
 const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payload, e.seq, e.ts, e.version";
 
-/** Create the tables if they are missing, and prepare the statements. */
-export function sqliteStatements(db: Database) {
-  db.exec(SCHEMA);
-  const statement = (sql: string): Statement => db.prepare(sql);
-  return {
-    thread: statement("SELECT key, length FROM trace_threads WHERE id = ?"),
-    streamLength: statement("SELECT coalesce(max(seq) + 1, 0) AS length FROM trace_events WHERE thread_key = ? AND stream = ?"),
-    insertThread: statement("INSERT INTO trace_threads (id, length, first_ts) VALUES (?, 0, ?)"),
-    insertEvent: statement(
-      "INSERT INTO trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version) " +
-        "VALUES (@key, @position, @type, @stream, @actor, @origin, @payload, @seq, @ts, @version)",
-    ),
-    grow: statement("UPDATE trace_threads SET length = ? WHERE key = ?"),
-    deleteEvents: statement("DELETE FROM trace_events WHERE thread_key = ?"),
-    deleteThread: statement("DELETE FROM trace_threads WHERE key = ?"),
-    forward: statement(`SELECT ${EVENT_COLUMNS} FROM trace_events e WHERE e.thread_key = ? AND e.position > ? ORDER BY e.position LIMIT ?`),
-    backward: statement(`SELECT ${EVENT_COLUMNS} FROM trace_events e WHERE e.thread_key = ? AND e.position < ? ORDER BY e.position DESC LIMIT ?`),
-    threads: statement(
-      `SELECT t.id AS id, ${EVENT_COLUMNS} FROM trace_threads t JOIN trace_events e ON e.thread_key = t.key AND e.position = 1 ` +
-        "WHERE @before IS NULL OR (t.first_ts, t.id) < (SELECT c.first_ts, c.id FROM trace_threads c WHERE c.id = @before) " +
-        "ORDER BY t.first_ts DESC, t.id DESC LIMIT @limit",
-    ),
-    lease: statement("SELECT owner, counter, expires_at AS expiresAt, released FROM trace_leases WHERE thread_id = ?"),
-    putLease: statement(
-      "INSERT INTO trace_leases (thread_id, owner, counter, expires_at, released) VALUES (@threadId, @owner, @counter, @expiresAt, @released) " +
-        "ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, counter = excluded.counter, " +
-        "expires_at = excluded.expires_at, released = excluded.released",
-    ),
-    deleteLease: statement("DELETE FROM trace_leases WHERE thread_id = ?"),
-  };
-}
+/** The statements, by name. */
+const SQL = {
+  thread: "SELECT key, length FROM trace_threads WHERE id = ?",
+  streamLength: "SELECT coalesce(max(seq) + 1, 0) AS length FROM trace_events WHERE thread_key = ? AND stream = ?",
+  insertThread: "INSERT INTO trace_threads (id, length, first_ts) VALUES (?, 0, ?)",
+  insertEvent:
+    "INSERT INTO trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version) " +
+    "VALUES (@key, @position, @type, @stream, @actor, @origin, @payload, @seq, @ts, @version)",
+  grow: "UPDATE trace_threads SET length = ? WHERE key = ?",
+  deleteEvents: "DELETE FROM trace_events WHERE thread_key = ?",
+  deleteThread: "DELETE FROM trace_threads WHERE key = ?",
+  forward: `SELECT ${EVENT_COLUMNS} FROM trace_events e WHERE e.thread_key = ? AND e.position > ? ORDER BY e.position LIMIT ?`,
+  backward: `SELECT ${EVENT_COLUMNS} FROM trace_events e WHERE e.thread_key = ? AND e.position < ? ORDER BY e.position DESC LIMIT ?`,
+  threads:
+    `SELECT t.id AS id, ${EVENT_COLUMNS} FROM trace_threads t JOIN trace_events e ON e.thread_key = t.key AND e.position = 1 ` +
+    "WHERE @before IS NULL OR (t.first_ts, t.id) < (SELECT c.first_ts, c.id FROM trace_threads c WHERE c.id = @before) " +
+    "ORDER BY t.first_ts DESC, t.id DESC LIMIT @limit",
+  lease: "SELECT owner, counter, expires_at AS expiresAt, released FROM trace_leases WHERE thread_id = ?",
+  putLease:
+    "INSERT INTO trace_leases (thread_id, owner, counter, expires_at, released) VALUES (@threadId, @owner, @counter, @expiresAt, @released) " +
+    "ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, counter = excluded.counter, " +
+    "expires_at = excluded.expires_at, released = excluded.released",
+  deleteLease: "DELETE FROM trace_leases WHERE thread_id = ?",
+};
 
 /** The prepared statements of one SqliteTraceStore. */
-export type SqliteStatements = ReturnType<typeof sqliteStatements>;
+export type SqliteStatements = { [name in keyof typeof SQL]: Statement };
+
+/** Create the tables if they are missing, and prepare the statements. */
+export function sqliteStatements(db: Database): SqliteStatements {
+  db.exec(SCHEMA);
+  return Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as SqliteStatements;
+}

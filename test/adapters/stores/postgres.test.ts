@@ -1,5 +1,5 @@
 /** PostgresTraceStore against the TraceStore conformance suite, and what only PostgreSQL has: migration, LISTEN. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { PostgresTraceStore, migratePostgres } from "../../../src/adapters/index.js";
 import { CallerError, ValueError } from "../../../src/domain/errors.js";
 import type { TraceStore } from "../../../src/ports/store.js";
@@ -30,39 +30,44 @@ async function openSchema(): Promise<{ schema: TestSchema; store: PostgresTraceS
 traceStoreConformance("PostgresTraceStore", openSchema);
 
 describe("PostgresTraceStore", () => {
-  let schema: TestSchema;
-  beforeAll(async () => {
-    schema = await freshSchema("trace");
+  // Each test makes its schema itself, so that an unreachable server fails every test rather than skipping some.
+  let schema: TestSchema | undefined;
+  afterEach(async () => {
+    await schema?.drop();
+    schema = undefined;
   });
-  afterAll(async () => schema?.drop());
 
   it("migrates idempotently, also when several processes migrate at once", async () => {
-    await Promise.all([1, 2, 3].map(() => migratePostgres(schema.pool, { schema: schema.name })));
-    await migratePostgres(schema.pool, { schema: schema.name });
-    const { rows } = await schema.pool.query(`SELECT version FROM "${schema.name}".trace_migrations ORDER BY version`);
+    const { pool, name } = (schema = await freshSchema("trace"));
+    await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
+    await migratePostgres(pool, { schema: name });
+    const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
     expect(rows).toEqual([{ version: 1 }]);
   });
 
   it("uses a pool it is given without ending it on close", async () => {
-    await migratePostgres(schema.pool, { schema: schema.name });
-    const store = new PostgresTraceStore({ pool: schema.pool, schema: schema.name });
+    const { pool, name } = (schema = await freshSchema("trace"));
+    await migratePostgres(pool, { schema: name });
+    const store = new PostgresTraceStore({ pool, schema: name });
     const thread = threadId();
     await store.append(thread, events(2));
     await store.close();
-    const { rows } = await schema.pool.query(`SELECT count(*)::int AS count FROM "${schema.name}".trace_events`);
-    expect(rows[0].count).toBeGreaterThanOrEqual(2);
+    const { rows } = await pool.query(`SELECT count(*)::int AS count FROM "${name}".trace_events`);
+    expect(rows[0].count).toBe(2);
   });
 
   it("tells the caller to run migratePostgres when the schema has no tables", async () => {
-    const store = new PostgresTraceStore({ pool: schema.pool, schema: "soev_never_migrated" });
+    const { pool, name } = (schema = await freshSchema("trace"));
+    const store = new PostgresTraceStore({ pool, schema: name });
     const failure = store.append(threadId(), events(1));
     await expect(failure).rejects.toBeInstanceOf(CallerError);
     await expect(store.append(threadId(), events(1))).rejects.toThrow(/migratePostgres/);
     await store.close();
   });
 
-  it("refuses a schema name that is not a plain identifier, and options without exactly one connection", () => {
-    expect(() => new PostgresTraceStore({ pool: schema.pool, schema: 'x"; DROP TABLE y; --' })).toThrow(ValueError);
+  it("refuses a schema name that is not a plain identifier, and options without exactly one connection", async () => {
+    const { pool } = (schema = await freshSchema("trace"));
+    expect(() => new PostgresTraceStore({ pool, schema: 'x"; DROP TABLE y; --' })).toThrow(ValueError);
     expect(() => new PostgresTraceStore({ schema: "x" })).toThrow(/exactly one/);
   });
 

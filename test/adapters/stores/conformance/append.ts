@@ -104,6 +104,13 @@ export function appendConformance(open: OpenStore): void {
       expect(backwards.map((entry) => entry.event)).toEqual(forwards.map((entry) => entry.event).reverse());
       const past = await collect(store.read(thread, { after: 9_990 }));
       expect(past.map((entry) => entry.position)).toEqual([9991, 9992, 9993, 9994, 9995, 9996, 9997, 9998, 9999, 10000]);
+      // Only what the reader asked for was fetched: once the thread is gone, a paused reader gets at most the rest of a page.
+      const reader = store.readBackwards(thread)[Symbol.asyncIterator]();
+      expect((await reader.next()).value?.position).toBe(10_000);
+      await store.delete(thread);
+      let rest = 0;
+      while (!(await reader.next()).done) rest++;
+      expect(rest).toBeLessThan(9_999);
     });
   });
 }
