@@ -1,9 +1,10 @@
 /** replay: rebuild each model request of a thread from its events, calling nothing. */
-import { Input, ModelOutput, type Event } from "../domain/events.js";
+import { Input, ModelOutput, TaskInput, type Event } from "../domain/events.js";
 import { Trace } from "../domain/trace.js";
 import type { ChatRequest } from "../ports/request.js";
 import type { ModelContext, Step, StepContext } from "./contracts.js";
 import type { Graph } from "./graph.js";
+import { taskGraph } from "./runner/task.js";
 
 /** One model call of a thread as replay rebuilt it. */
 export interface ReplayedCall {
@@ -22,10 +23,15 @@ interface Rebuilds extends Step {
 
 /**
  * Rebuild the request of every model call of a thread from its events, in order. `buildGraph` builds the
- * graph of the turn that an input opened. Nothing is called: the context builder is a pure function.
+ * graph of the turn that an input opened; a task's stream gets the graph of the delegation that handed it
+ * off, found in the graph of the stream that called it. Nothing is called: the context builder is a pure function.
  */
 export async function replay(events: readonly Event[], buildGraph: (input: Input) => Graph | Promise<Graph>): Promise<ReplayedCall[]> {
   const trace = Trace.of(events);
+  const graphOf = async (stream: string, before: Trace): Promise<Graph> => {
+    const opening = before.stream(stream).events.findLast((candidate): candidate is Input => Input.is(candidate))!;
+    return TaskInput.is(opening) ? taskGraph(before, opening, graphOf, { threadId: "", agent: null }) : buildGraph(opening);
+  };
   const graphs = new Map<Input, Graph>();
   const calls: ReplayedCall[] = [];
   for (const [index, event] of events.entries()) {
@@ -36,7 +42,7 @@ export async function replay(events: readonly Event[], buildGraph: (input: Input
       calls.push({ output: event, request: null, matches: false });
       continue;
     }
-    if (!graphs.has(opening)) graphs.set(opening, await buildGraph(opening));
+    if (!graphs.has(opening)) graphs.set(opening, await graphOf(event.stream, before));
     const graph = graphs.get(opening)!;
     const step = graph.has(event.origin) ? graph.step(event.origin) : undefined;
     const request = step && rebuilds(step)

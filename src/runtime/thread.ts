@@ -1,6 +1,6 @@
 /** Thread: one conversation of a catalog, run in-process by the local runner. */
 import { randomUUID } from "node:crypto";
-import { Input } from "../domain/events.js";
+import { Input, MAIN } from "../domain/events.js";
 import { encode } from "../domain/registry.js";
 import type { Trace } from "../domain/trace.js";
 import type { Fragment } from "../ports/model.js";
@@ -46,7 +46,7 @@ export class Thread {
       checkGraph(graph);
       const recorder = { store, types: this.catalog.types(this.agent), threadId: this.id, lease, version: this.catalog.version };
       const run = () => runTurn(recorder, graph, { agent: this.agent, observer, ...options });
-      const opening = trace.byType(Input).at(-1) ?? null;
+      const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
       return observer?.run ? await observer.run(this.id, this.agent, opening, run) : await run();
     } finally {
       clearInterval(renewal);

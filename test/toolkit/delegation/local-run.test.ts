@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Failure, ModelOutput, TaskInput, ToolOutput } from "../../../src/domain/events.js";
+import { Failure, ModelOutput, TaskInput, ToolOutput, type Input } from "../../../src/domain/events.js";
 import type { Trace } from "../../../src/domain/trace.js";
 import type { ChatRequest } from "../../../src/ports/request.js";
-import { handBack, handOff, readTrace, runTurn, runWork } from "../../../src/runtime/index.js";
+import { accepted, handBack, handOff, readTrace, replay, runTurn, runWork } from "../../../src/runtime/index.js";
+import { Text } from "../../../src/toolkit/index.js";
 import { FunctionModel, ScriptedModel } from "../../../src/testing/index.js";
-import { openThread } from "../../fixtures/delegation.js";
+import { assistant, openThread, research } from "../../fixtures/delegation.js";
 
 const QUESTION = "How often can I have bulky waste picked up?";
 const BULKY = "waste-collection#2";
@@ -43,6 +44,16 @@ describe("a delegation on the local runner", () => {
     const answer = trace.stream("main").byType(ModelOutput).at(-1)!;
     expect(answer.content).toBe("Four times a year, for free.");
     expect(answer.markers[0]!.cited).toEqual([{ written: 2, source: BULKY }]);
+  });
+
+  it("replays every model call of the thread, the task's included, to the request hashes its outputs recorded", async () => {
+    const { thread } = await openThread(parentScript(), new ScriptedModel([SEARCH, FOUND]), QUESTION);
+    const trace = await thread.resume();
+    const agent = assistant(parentScript(), research(new ScriptedModel([])));
+    const calls = await replay(trace.events, (input) => agent.build(undefined, accepted(Text, input)[1], input.model));
+    expect(calls.map((call) => call.output.stream)).toEqual(["main", "task-p1", "task-p1", "main"]);
+    expect(calls.map((call) => call.request?.hash)).toEqual(trace.byType(ModelOutput).map((output) => output.requestHash));
+    expect(calls.every((call) => call.matches)).toBe(true);
   });
 
   it("runs two calls as two tasks on two streams, each result linked to its call", async () => {
@@ -84,7 +95,9 @@ describe("a delegation on the local runner", () => {
   it("resumes the task after a failure inside it, and records no second TaskInput or hand-back", async () => {
     const parent = parentScript();
     const child = new ScriptedModel([SEARCH, new Error("The researcher's model went away."), FOUND]);
-    const { thread } = await openThread(parent, child, QUESTION);
+    const openings: unknown[] = [];
+    const observer = { run: <T>(_thread: string, _agent: string, opening: Input | null, run: () => Promise<T>) => (openings.push(opening?.payload), run()) };
+    const { thread } = await openThread(parent, child, QUESTION, observer);
     await expect(thread.resume()).rejects.toThrow("The researcher's model went away.");
     const failed = await thread.trace();
     expect(types(failed, "task-p1")).toEqual(["task-input", "model-output", "tool-output", "failure"]);
@@ -97,6 +110,7 @@ describe("a delegation on the local runner", () => {
     expect(handBacks(trace)).toHaveLength(1);
     expect(handBacks(trace)[0]!.text).toBe(FOUND);
     expect(child.requests).toHaveLength(3);
+    expect(openings).toEqual([QUESTION, QUESTION]);
     expect(trace.stream("main").byType(ModelOutput).at(-1)!.markers[0]!.cited).toEqual([{ written: 2, source: BULKY }]);
   });
 
