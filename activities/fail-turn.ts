@@ -1,5 +1,5 @@
 /**
- * failTurn: record why the turn stopped, once, and give the thread's lease up. A turn that failed before
+ * failTurn: record why the turn (or a task's run on its stream) stopped, once, and give the thread's lease up. A turn that failed before
  * its input was recorded records nothing; a lease that another runner replaced records nothing either.
  */
 import { Context } from "@temporalio/activity";
@@ -28,7 +28,7 @@ export async function failTurn(access: TurnAccess, argument: FailTurnArgument): 
         throw cause;
       }
     } finally {
-      await access.catalog.store.release(argument.lease);
+      if (argument.release !== false) await access.catalog.store.release(argument.lease);
     }
   }, Context.current().cancellationSignal);
 }

@@ -12,6 +12,7 @@ import { failTurn } from "./fail-turn.js";
 import { nextWork } from "./next-work.js";
 import { openTurn } from "./open-turn.js";
 import { recordInput } from "./record-input.js";
+import { handBackTask, handOffTask } from "./task-parts.js";
 import type { TurnAccess } from "./turn-access.js";
 
 /** What the activities run with. */
@@ -32,6 +33,8 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
     callModel: (argument) => callUnit(access, argument, "model"),
     callTool: (argument) => callUnit(access, argument, "tool"),
     runStep: (argument) => callUnit(access, argument, "step"),
+    handOff: (argument) => handOffTask(access, argument),
+    handBack: (argument) => handBackTask(access, argument),
     failTurn: (argument) => failTurn(access, argument),
     closeTurn: (argument) => closeTurn(access, argument),
   };

@@ -2,6 +2,8 @@
  * What every activity of a turn shares: the catalog and observer it runs with, and how it reads the
  * thread and rebuilds the turn's graph, through the same runtime code the local runner uses.
  */
+import { ValueError } from "../src/domain/errors.js";
+import { MAIN, TaskInput } from "../src/domain/events.js";
 import type { Trace } from "../src/domain/trace.js";
 import type { Observer } from "../src/ports/observer.js";
 import type { Lease } from "../src/ports/store.js";
@@ -9,6 +11,7 @@ import type { AgentCatalog } from "../src/runtime/catalog.js";
 import type { StepContext } from "../src/runtime/contracts.js";
 import type { Graph } from "../src/runtime/graph.js";
 import { readTrace } from "../src/runtime/runner/read.js";
+import { taskGraph } from "../src/runtime/runner/task.js";
 import type { Recorder } from "../src/runtime/runner/work.js";
 import type { TurnScope } from "../src/temporal/contract.js";
 
@@ -32,9 +35,18 @@ export async function traceOf(access: TurnAccess, scope: Omit<TurnScope, "lease"
   return readTrace(access.catalog.store, access.catalog.types(scope.agent), scope.threadId);
 }
 
-/** The graph of the stream's running turn, rebuilt from the trace exactly as the local runner builds it. */
+/**
+ * The graph of the stream's running turn, rebuilt from the trace as the local runner builds it: the
+ * agent's graph on the main stream; on a task's stream, the graph of the delegation that handed it off.
+ */
 export async function graphOf(access: TurnAccess, scope: Omit<TurnScope, "lease">, trace: Trace): Promise<Graph> {
-  return access.catalog.graphFor(scope.threadId, scope.agent, trace, scope.stream);
+  const ofStream = async (stream: string, upTo: Trace): Promise<Graph> => {
+    if (stream === MAIN) return access.catalog.graphFor(scope.threadId, scope.agent, upTo, stream);
+    const task = upTo.stream(stream).byType(TaskInput).at(-1);
+    if (!task) throw new ValueError(`Stream "${stream}" of thread "${scope.threadId}" has no TaskInput: it is no task's stream.`);
+    return taskGraph(upTo, task, ofStream, { threadId: scope.threadId, agent: scope.agent });
+  };
+  return ofStream(scope.stream, trace);
 }
 
 /** The step context of a turn, without the trace and the node. */

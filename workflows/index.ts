@@ -1,2 +1,3 @@
-/** The workflows a soev-agents worker registers. */
+/** The workflows a soev-agents worker registers: a thread's turn, and the tasks its delegations hand off. */
 export { soevTurn } from "./turn.js";
+export { soevTask } from "./task.js";

@@ -9,6 +9,9 @@ export { THREAD_SEARCH_ATTRIBUTE, AGENT_SEARCH_ATTRIBUTE } from "./search-attrib
 /** The workflow type of one turn of a thread. */
 export const TURN_WORKFLOW = "soevTurn";
 
+/** The workflow type of a task that a ToolDelegation call hands off: a child of the turn, on a stream of its own. */
+export const TASK_WORKFLOW = "soevTask";
+
 /** The task queue a worker polls unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = "soev-agents";
 
@@ -30,6 +33,11 @@ export const SUMMARY_CHARACTERS = 80;
  */
 export function workflowIdOf(threadId: string): string {
   return `${WORKFLOW_ID_PREFIX}${threadId}`;
+}
+
+/** The workflow id of the task on `stream` of a thread: the stream names the call that handed it off. */
+export function taskWorkflowIdOf(threadId: string, stream: string): string {
+  return `${workflowIdOf(threadId)}/${stream}`;
 }
 
 /** The thread id of a turn's workflow id, or null for a workflow id of another form. */
@@ -164,7 +172,7 @@ export interface PlannedWork {
   streamLength: number;
 }
 
-/** callModel / callTool / runStep: run one unit of a node's work. */
+/** callModel / callTool / runStep / handOff / handBack: run one unit of a node's work, or a part of a task unit. */
 export interface WorkArgument extends TurnScope {
   node: string;
   unit: WorkUnit;
@@ -176,6 +184,26 @@ export interface WorkDone {
   seqs: number[];
   /** The tool calls of a recorded model output. */
   toolCalls: number;
+}
+
+/** What handOff recorded (or found): the task's stream, and the seq of its TaskInput there. */
+export interface HandedOff {
+  stream: string;
+  seq: number;
+  skipped: boolean;
+}
+
+/** The argument of the task workflow: the turn's scope on the task's stream, and the turn's settings. */
+export interface TaskArgument extends TurnScope {
+  /** The seq of the TaskInput on the task's stream. */
+  inputSeq: number;
+  settings?: TurnSettings;
+}
+
+/** The result of the task workflow: the task's stream and the units of work it ran. The hand-back reads the rest. */
+export interface TaskResult {
+  stream: string;
+  units: number;
 }
 
 /** A step's failure as the workflow reports it to failTurn. */
@@ -193,6 +221,8 @@ export interface FailTurnArgument extends TurnScope {
   /** The seq of the turn's Input, or null when the turn failed before recording it. */
   inputSeq: number | null;
   failure: TurnFailure;
+  /** Whether to give the lease up: a task leaves it to its turn. Default true. */
+  release?: boolean;
 }
 
 /** The seq of the recorded Failure, or null when nothing was recorded (no input yet, recorded before, or lease replaced). */
@@ -213,6 +243,8 @@ export interface TurnActivities {
   callModel(argument: WorkArgument): Promise<WorkDone>;
   callTool(argument: WorkArgument): Promise<WorkDone>;
   runStep(argument: WorkArgument): Promise<WorkDone>;
+  handOff(argument: WorkArgument): Promise<HandedOff>;
+  handBack(argument: WorkArgument): Promise<WorkDone>;
   failTurn(argument: FailTurnArgument): Promise<FailedTurn>;
   closeTurn(argument: CloseTurnArgument): Promise<TurnResult>;
 }

@@ -12,11 +12,11 @@ export { startTurn } from "./start-turn.js";
 export type { StartTurnOptions, TurnHandle } from "./start-turn.js";
 export { TurnRunningError, ThreadAgentError, ThreadMovedError } from "./errors.js";
 export {
-  TURN_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_ID_PREFIX, MAIN_STREAM, ANSWER_CHARACTERS, SUMMARY_CHARACTERS,
-  workflowIdOf, threadIdOf, shortened,
+  TURN_WORKFLOW, TASK_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_ID_PREFIX, MAIN_STREAM, ANSWER_CHARACTERS, SUMMARY_CHARACTERS,
+  workflowIdOf, taskWorkflowIdOf, threadIdOf, shortened,
 } from "./contract.js";
 export type {
   TurnArgument, TurnInput, TurnJson, TurnSettings, TurnResult, TurnCitation, TurnLease, TurnScope, TurnActivities,
   OpenTurnArgument, OpenedTurn, RecordInputArgument, RecordedInput, WorkUnit, PlannedWork, WorkArgument, WorkDone,
-  TurnFailure, FailTurnArgument, FailedTurn, CloseTurnArgument,
+  TurnFailure, FailTurnArgument, FailedTurn, CloseTurnArgument, HandedOff, TaskArgument, TaskResult,
 } from "./contract.js";

@@ -1,0 +1,23 @@
+/**
+ * The task workflow: a child of the turn that runs the stream of one task (a ToolDelegation call) until
+ * its graph ends. The turn records the hand-off before and the hand-back after; the task records its own
+ * Failure on its stream, as the local runner does, and fails with it.
+ */
+import { CancellationScope, isCancellation } from "@temporalio/workflow";
+import type { TaskArgument, TaskResult } from "../src/temporal/contract.js";
+import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
+
+/** Run one task's stream under the turn's lease; the result names the stream and the units it ran. */
+export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
+  const calls = turnCalls({ ...DEFAULT_SETTINGS, ...argument.settings });
+  const scope = { agent: argument.agent, threadId: argument.threadId, stream: argument.stream, lease: argument.lease };
+  try {
+    return { stream: argument.stream, units: await runGraph(calls, scope) };
+  } catch (error) {
+    const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];
+    await CancellationScope.nonCancellable(() =>
+      calls.activities.failTurn({ ...scope, inputSeq: argument.inputSeq, failure: failures[0]!, release: false }));
+    if (isCancellation(error)) throw error;
+    throw endingFailure(failures[0]!);
+  }
+}
