@@ -1,4 +1,6 @@
 /** SqliteTraceStore: the embedded trace store, one SQLite file (WAL) through better-sqlite3. */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import { ValueError } from "../../domain/errors.js";
 import type { Stream } from "../../domain/events.js";
@@ -40,13 +42,15 @@ export class SqliteTraceStore implements TraceStore {
     isClosed: () => this.isClosed,
   };
 
-  /** Open (or create) the store in the file at `path`, or in memory with ":memory:". */
+  /** Open (or create, with its folder) the store in the file at `path`, or in memory with ":memory:". */
   constructor(path: string, options: SqliteTraceStoreOptions = {}) {
     if (typeof path !== "string" || path.length === 0) throw new ValueError(`SqliteTraceStore takes a file path or ":memory:", got ${String(path)}.`);
     const { busyTimeout, pollInterval } = { ...DEFAULTS, ...options };
     for (const [name, value] of Object.entries({ busyTimeout, pollInterval })) {
       if (!Number.isFinite(value) || value <= 0) throw new ValueError(`SqliteTraceStore option ${name} must be seconds above 0, got ${String(value)}.`);
     }
+    // The app's data folder may not exist yet on a first start.
+    if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
     this.db = new BetterSqlite3(path, { timeout: busyTimeout * 1000 });
     if (path !== ":memory:") this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");

@@ -47,6 +47,14 @@ describe("SqliteTraceStore", () => {
     await again.close();
   });
 
+  it("creates the folder of its file when it is missing", async () => {
+    const store = new SqliteTraceStore(join(folder, "data", "nested", "trace.db"));
+    const thread = threadId();
+    await store.append(thread, events(1));
+    expect(await collect(store.read(thread))).toHaveLength(1);
+    await store.close();
+  });
+
   it("runs in memory with \":memory:\"", async () => {
     const store = new SqliteTraceStore(":memory:");
     const thread = threadId();
