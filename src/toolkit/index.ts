@@ -59,3 +59,8 @@ export type { ToolDelegationOptions } from "./delegation/tool-delegation.js";
 export { INPUT_ARGUMENT } from "./delegation/arguments.js";
 export { lastContent, replyText, shownElements } from "./delegation/hand-back.js";
 export type { TaskResult } from "./delegation/hand-back.js";
+export { CompactingStep } from "./context/compacting-step.js";
+export type { Assessment, AssessingBuilder } from "./context/compacting-step.js";
+export { SUMMARY_TEXT } from "./context/context-draft.js";
+export { COMPRESSED_LINE, STUBBED_LINE } from "./context/shown-result.js";
+export { IMAGE_NOTE } from "./context/images.js";

@@ -4,32 +4,30 @@
  * messages, and the tools offered.
  */
 import { ValueError } from "../../domain/errors.js";
-import type { Element } from "../../domain/elements.js";
-import { ModelOutput, type Event, type EventType, type ToolCall } from "../../domain/events.js";
-import { Numbering } from "../../domain/numbering.js";
+import type { Event, EventType } from "../../domain/events.js";
 import type { Trace } from "../../domain/trace.js";
-import { SystemMessage, type Message, type ToolDef } from "../../ports/messages.js";
+import type { ToolDef } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, ContextBuilder, ModelContext, Show, Step, Tool } from "../../runtime/contracts.js";
-import { resultHandles } from "../../runtime/handles.js";
 import type { LlmStep } from "../../runtime/steps/llm-step.js";
-import { shownArguments } from "../../runtime/tools/arguments.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextStrategy, TurnParts } from "../react/strategy.js";
+import { CompactingStep, type Assessment } from "./compacting-step.js";
+import { ContextDraft } from "./context-draft.js";
+import { ContextPolicy } from "./context-policy.js";
 import { MissingTurnError } from "./errors.js";
-import { eventMessages } from "./event-messages.js";
+import { measuredPrompt, planForms, type ResultStates } from "./form-plan.js";
 import type { ModelLimits } from "./limits.js";
+import { ContextFullError } from "./policy-errors.js";
 import type { RenderEvent } from "./render-event.js";
+import { Shrunk } from "./shrunk.js";
 import { xml } from "./xml.js";
 
 /** The settings of a MessageBuilder: its own (policy, show, select, renderers), then the parts of one turn. */
 export interface MessageBuilderOptions {
-  /**
-   * How the builder keeps the context within the model's limits. Accepted and kept, not yet applied:
-   * the context-policy work types it as ContextPolicy and adds shrinking, compaction and reopen.
-   */
-  policy?: unknown;
+  /** How the builder keeps the context within the model's limits: shrinks, floors, compaction, reopen. Default new ContextPolicy(). */
+  policy?: ContextPolicy;
   /** The layout of elements. Default: xml(). */
   show?: Show;
   /** Which events of the stream's trace a call sees, or null for all. `only` makes the usual selection. */
@@ -51,15 +49,14 @@ export interface MessageBuilderOptions {
   budget?: Budget | null;
   /** The citation strategy of the model, or null when it does not cite. */
   citations?: CitationStrategy | null;
-  /** The limits of the model. Accepted and kept, not yet applied: the context-policy work checks sizes by them. */
+  /** The limits of the model, or null to shrink nothing and check no size. */
   limits?: ModelLimits | null;
 }
 
 type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & { renderers: ReadonlyMap<EventType<any, any>, RenderEvent> };
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
-const DEFAULTS: Omit<Settings, "show"> = {
-  policy: null,
+const DEFAULTS: Omit<Settings, "show" | "policy"> = {
   select: null,
   renderers: new Map(),
   renderInput: null,
@@ -75,23 +72,32 @@ const DEFAULTS: Omit<Settings, "show"> = {
  * The context builder of a turn: the system prompt that `prompt` writes, then the events that `select`
  * picks, each as messages. Elements show by `show` under their numbers in the whole thread, so a
  * selection never renumbers. On the call after the budget's last pass, no tools are offered.
+ *
+ * With limits, the policy decides the form of each result again at each call, from the first call of the
+ * turn: each result is made smaller by the function of its form and cut at its tool's cap; a compressed
+ * result starts with a line that names its handle, a stubbed one is that line and what floors keep. The
+ * policy's reopen is offered after the tools from the first call that shortens a result or follows a
+ * summary; after a Compaction the summary follows the prompt in place of the events it replaced.
  */
 export class MessageBuilder implements ContextBuilder, ContextStrategy {
-  /** The tools the builder offers itself: none yet (the context-policy work adds reopen). */
-  readonly addedTools: readonly Tool[] = [];
   private readonly settings: Settings;
 
-  /** @throws ValueError when a setting has the wrong shape or two tools share a name. */
+  /** @throws ValueError when a setting has the wrong shape, two tools share a name, or a tool has the reopen tool's name. */
   constructor(options: MessageBuilderOptions = {}) {
     const given = definedOnly(options);
-    const settings: Settings = { ...DEFAULTS, show: xml(), ...given, renderers: renderersMap(given.renderers ?? []) };
+    const settings: Settings = { ...DEFAULTS, show: xml(), policy: new ContextPolicy(), ...given, renderers: renderersMap(given.renderers ?? []) };
     checkSettings(settings);
     this.settings = { ...settings, tools: [...settings.tools] };
   }
 
-  /** The policy as given: the context-policy work applies it. */
-  get policy(): unknown {
+  /** How the builder keeps the context within the model's limits. */
+  get policy(): ContextPolicy {
     return this.settings.policy;
+  }
+
+  /** The tools the builder adds to the turn's tools: the policy's reopen, if it has one. */
+  get addedTools(): readonly Tool[] {
+    return this.settings.policy.reopen === null ? [] : [this.settings.policy.reopen];
   }
 
   /** A copy of this builder with the parts of one turn. This builder does not change. */
@@ -99,52 +105,77 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     return new MessageBuilder({ ...this.settings, ...parts });
   }
 
-  /** The model step with the builder's own steps around it: the step itself, until the policy adds compaction. */
-  wrap(step: LlmStep, _limits: ModelLimits): Step {
-    return step;
+  /**
+   * The model step itself when the policy has no compact; else a step that first lets the model write a
+   * summary when the context is over the compact's `when` or does not fit, then makes the call.
+   * @throws ValueError when the step's builder is not a MessageBuilder: only it shows the summaries.
+   */
+  wrap(step: LlmStep, limits: ModelLimits): Step {
+    const compact = this.settings.policy.compact;
+    if (compact === null) return step;
+    if (!(step.builder instanceof MessageBuilder)) throw new ValueError("A Compact needs the model step's builder to be a MessageBuilder, which shows each summary in place of the events it replaced.");
+    return new CompactingStep(step, compact, limits, step.builder);
   }
 
   /**
    * Build the context of the next model call from a stream's trace; numbers and handles are the whole thread's.
    * @throws MissingTurnError when the builder has no renderInput or no model.
    * @throws UnrenderedEventError when a selected event's type is neither built in nor in renderers.
+   * @throws ContextFullError with limits, when the estimated prompt plus the policy's outputReserve does not fit the window.
+   * @throws ValueError when the policy's target is not below its startAt in the model's window.
+   * @throws ShortenError when a Shorten function removed, added or reordered an element, or changed the error.
    */
   build(trace: Trace): ModelContext {
-    const { renderInput, model, prompt, citations, show, select, renderers, tools, budget } = this.settings;
+    const assessment = this.assess(trace);
+    if (!assessment.fits) {
+      const { limits, policy } = this.settings;
+      throw new ContextFullError(
+        `The context of the next call to "${assessment.context.model}" is about ${assessment.tokens} tokens; with the output reserve of ` +
+          `${policy.outputReserve.count} it does not fit in the window of ${limits!.window.count} tokens. A retry cannot help: ` +
+          "give the policy stronger shrinks, a smaller resultCap or a compact, or the model a larger window.",
+        { details: { tokens: assessment.tokens, outputReserve: policy.outputReserve.count, window: limits!.window.count } },
+      );
+    }
+    return assessment.context;
+  }
+
+  /** Build the context of the next call with its estimated prompt tokens, and whether it fits, without refusing it. */
+  assess(trace: Trace): Assessment {
+    const { model, citations, limits, policy } = this.settings;
+    const draft = this.draft(trace);
+    const states = this.states(draft, trace);
+    const layout = draft.layout(trace, states);
+    const request = new ChatRequest(layout.messages, layout.tools);
+    const context = { request, model: model!, numbering: draft.numbering, citations };
+    if (limits === null) return { context, tokens: 0, fits: true };
+    const tokens = limits.promptTokens(request.characters, measuredPrompt(trace.events, model!));
+    return { context, tokens, fits: tokens + policy.outputReserve.count <= limits.window.count };
+  }
+
+  /**
+   * Why each shrunk result of `trace` has its form at the next model call, in the order of the results; empty without limits.
+   * @throws MissingTurnError, ValueError, UnrenderedEventError or ShortenError, as build does.
+   */
+  explain(trace: Trace): Shrunk[] {
+    const states = this.states(this.draft(trace), trace);
+    return [...states]
+      .sort(([a], [b]) => Number(a.slice(1)) - Number(b.slice(1)))
+      .map(([handle, state]) => new Shrunk(handle, state.form, state.by, state.at));
+  }
+
+  private draft(trace: Trace): ContextDraft {
+    const { renderInput, model } = this.settings;
     if (renderInput === null || model === null) {
       const missing = [renderInput === null ? "renderInput" : null, model === null ? "model" : null].filter(Boolean).join(" and ");
       throw new MissingTurnError(`The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`);
     }
-    const thread = trace.thread.events;
-    const numbering = new Numbering(thread);
-    const handles = resultHandles(thread);
-    const calls = callsById(thread);
-    const defs = new Map(tools.map((def) => [def.name, def]));
-    const rendering = {
-      renderInput,
-      renderers,
-      show: (elements: readonly Element[], tool: string | null) => show(elements, numbering, tool, citations),
-      toolOf: (callId: string) => calls.get(callId)?.name ?? null,
-      // A call of a tool this turn does not offer shows as recorded: without its definition its ids are unknown.
-      shownCall: (call: ToolCall) => {
-        const def = defs.get(call.name);
-        return def === undefined ? call : shownArguments(call, def, numbering, handles);
-      },
-    };
-    const messages: Message[] = prompt === null ? [] : [SystemMessage(prompt(citations === null ? null : citations.write(1)))];
-    for (const event of select === null ? trace.events : select(trace)) messages.push(...eventMessages(event, rendering));
-    const offered = budget !== null && budget.withdrawsTools(trace) ? [] : tools;
-    return { request: new ChatRequest(messages, offered), model, numbering, citations };
+    return new ContextDraft({ ...this.settings, renderInput }, trace);
   }
-}
 
-/** Every tool call of the thread's model outputs, by call id. */
-function callsById(events: readonly Event[]): Map<string, ToolCall> {
-  const calls = new Map<string, ToolCall>();
-  for (const event of events) {
-    if (ModelOutput.is(event)) for (const call of event.toolCalls) calls.set(call.id, call);
+  private states(draft: ContextDraft, trace: Trace): ResultStates {
+    const { limits, policy, model } = this.settings;
+    return limits === null ? new Map() : planForms(draft, trace, { policy, limits, model: model! });
   }
-  return calls;
 }
 
 function definedOnly(options: MessageBuilderOptions): MessageBuilderOptions {
@@ -166,7 +197,12 @@ function checkSettings(settings: Settings): void {
   if (settings.prompt !== null && typeof settings.prompt !== "function") throw new ValueError("prompt must be a function of the example citation, or null.");
   if (settings.renderInput !== null && typeof settings.renderInput !== "function") throw new ValueError("renderInput must be a RenderInput function, or null.");
   if (settings.model !== null && (typeof settings.model !== "string" || settings.model === "")) throw new ValueError("model must be a model name, or null.");
+  if (!(settings.policy instanceof ContextPolicy)) throw new ValueError("policy must be a ContextPolicy, such as new ContextPolicy({ resultCap: new Tokens(4_000) }).");
   const names = settings.tools.map((def) => def.name);
+  const reopen = settings.policy.reopen?.name;
+  if (reopen !== undefined && names.includes(reopen)) {
+    throw new ValueError(`A tool is named "${reopen}", like the policy's reopen tool: rename one, or give the policy reopen: null.`);
+  }
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice !== undefined) throw new ValueError(`Two tools are named "${twice}": each tool a call offers needs its own name.`);
 }

@@ -128,7 +128,7 @@ describe("MessageBuilder", () => {
     ]);
   });
 
-  it("renders TaskInput by renderInput, Reopened as a result, Request and Response as the exchange, and sends no Failure or Compaction", () => {
+  it("renders TaskInput by renderInput, Reopened as a result, Request and Response as the exchange, no Failure, and a Compaction's summary in the system message", () => {
     const events = [
       TaskInput({ payload: "Summarise the permit rules.", callId: "parent-call", model: "m" }),
       ModelOutput({ toolCalls: [{ id: "c", name: "search", arguments: {} }] }),
@@ -140,6 +140,7 @@ describe("MessageBuilder", () => {
       Response({ requestId: "q2", payload: { street: "Main Street", number: 4 } }),
     ];
     expect(contents(builder({ prompt: null }).build(Trace.of(events)).request.messages)).toEqual([
+      ["system", "A summary of the earlier conversation, which the messages below continue:\nEarlier: permits."],
       ["user", "Summarise the permit rules."],
       ["assistant", ""],
       ["tool", `<passage id="1" cite="[1]">${permit.text}</passage>`],
@@ -249,9 +250,9 @@ describe("MessageBuilder", () => {
     expect(builder({ budget: null }).build(Trace.of(firstTurn().slice(0, 3))).request.tools).toHaveLength(3);
   });
 
-  it("adds no tools and wraps no step until the context policy does", () => {
+  it("adds the policy's reopen tool, and wraps no step when the policy has no compact", () => {
     const base = new MessageBuilder();
-    expect(base.addedTools).toEqual([]);
+    expect(base.addedTools.map((tool) => tool.name)).toEqual(["reopen"]);
     const step = { plan: () => [], run: () => Promise.resolve([]), done: () => true };
     expect(base.wrap(step as never, turnParts.limits)).toBe(step);
   });
