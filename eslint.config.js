@@ -5,7 +5,7 @@ import tseslint from "typescript-eslint";
 const nodeBuiltins = ["fs", "path", "os", "child_process", "net", "http", "https", "crypto", "worker_threads", "dns", "url", "stream", "events", "util", "timers"];
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", ".data/**", "coverage/**"] },
+  { ignores: ["dist/**", "node_modules/**", ".data/**", "coverage/**", ".scratch/**"] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     globalSetup: ["test/setup/global.ts"],
+    setupFiles: ["test/setup/quiet-logs.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
