@@ -40,10 +40,12 @@ export class CompactingStep implements Step {
     private readonly builder: AssessingBuilder,
   ) {}
 
+  /** The model step's work: one model call. */
   plan(context: StepContext): Work[] {
     return this.step.plan(context);
   }
 
+  /** Whether the model step's call of `key` is recorded. */
   done(context: StepContext, key: string): boolean {
     return this.step.done(context, key);
   }
@@ -53,6 +55,7 @@ export class CompactingStep implements Step {
     return this.step.rebuild(context);
   }
 
+  /** Make the call, after a summary when the context is over the compact's when or does not fit: [Compaction, output] or [output]. */
   async run(context: StepContext, key: string): Promise<Event[]> {
     if (this.done(context, key)) return [];
     const stream = streamTrace(context);

@@ -12,6 +12,7 @@ export class Tokens {
     return this.count;
   }
 
+  /** As code writes it, such as "Tokens(500)", for messages. */
   toString(): string {
     return `Tokens(${this.count})`;
   }
@@ -23,6 +24,7 @@ export class Share {
     if (!(fraction > 0 && fraction <= 1)) throw new ValueError(`A Share must be above 0 and at most 1, not ${fraction}.`);
   }
 
+  /** As code writes it, such as "Share(0.6)", for messages. */
   toString(): string {
     return `Share(${this.fraction})`;
   }

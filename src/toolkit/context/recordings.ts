@@ -13,6 +13,7 @@ export class Recordings {
   private readonly calls = new Map<string, ToolCall>();
   private readonly firsts = new Map<string, Recording>();
 
+  /** Read the events of a thread, every stream, in log order. */
   constructor(events: readonly Event[]) {
     for (const event of events) {
       if (ModelOutput.is(event)) for (const call of event.toolCalls) this.calls.set(call.id, call);

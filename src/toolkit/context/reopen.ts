@@ -78,10 +78,12 @@ export class Reopen implements Tool {
     return this.made.args;
   }
 
+  /** The argument descriptions the model reads, by argument name. */
   get argumentDescriptions(): Readonly<Record<string, string>> {
     return this.made.argumentDescriptions;
   }
 
+  /** The definition offered to the model: elements hold element numbers, results hold handles. */
   def(): ToolDef {
     return this.made.def();
   }
@@ -97,6 +99,7 @@ export class Reopen implements Tool {
     return new Reopen({ name: this.name, description: texts.description ?? this.description, arguments: z.strictObject(shape) });
   }
 
+  /** Run one call with arguments parsed and mapped to real ids, as the tool step does. */
   invoke(args: Record<string, unknown>, context: ToolCallContext): Promise<Reopened> {
     return this.made.invoke(args, context) as Promise<Reopened>;
   }
