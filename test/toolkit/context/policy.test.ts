@@ -4,6 +4,7 @@ import { Input, ModelOutput, Reopened, type Event } from "../../../src/domain/ev
 import { Trace } from "../../../src/domain/trace.js";
 import { ImagePart, TextPart, ToolDef, UserMessage, type Message, type ToolResult } from "../../../src/ports/messages.js";
 import { BRACKETS } from "../../../src/runtime/citations.js";
+import { Budget } from "../../../src/runtime/budget.js";
 import { renderedBy } from "../../../src/toolkit/inputs/render.js";
 import { Text } from "../../../src/toolkit/inputs/text.js";
 import type { RenderInput } from "../../../src/toolkit/inputs/render.js";
@@ -170,6 +171,20 @@ describe("reopen", () => {
     expect(builder().build(trace).request.tools.map((tool) => tool.name)).toEqual(["search", "reopen"]);
     expect(builder({ ...SMALL, startAt: new Tokens(50_000), target: new Tokens(40_000) }).build(trace).request.tools.map((tool) => tool.name)).toEqual(["search"]);
     expect(builder({ ...SMALL, reopen: null }).build(trace).request.tools.map((tool) => tool.name)).toEqual(["search"]);
+  });
+
+  it("is withdrawn with the turn's tools when the budget withdraws them", () => {
+    const withdrawn = new MessageBuilder({
+      policy: new ContextPolicy(SMALL),
+      renderInput: renderedBy(Text),
+      model: "test-model",
+      tools: [SEARCH],
+      budget: new Budget({ passes: 1, toolRoundsAfterCap: 0 }),
+      limits: LIMITS,
+    });
+    const request = withdrawn.build(threeTurns().trace()).request;
+    expect(results(request.messages)[0]).toMatch(/^\[r1: text left out/);
+    expect(request.tools).toEqual([]);
   });
 
   it("shows each element inside its whole and each whole result under its handle, drawn from where it was recorded", () => {
