@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client, WorkflowHandle } from "@temporalio/client";
+import { IllegalStateError } from "@temporalio/common";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
-import { DefaultLogger, Runtime } from "@temporalio/worker";
+import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
+import { createActivities } from "../../activities/index.js";
 import { inject } from "vitest";
 import { PostgresTraceStore } from "../../src/adapters/stores/postgres.js";
 import { migratePostgres } from "../../src/adapters/stores/postgres-schema.js";
@@ -25,8 +27,13 @@ import type { StoreSpec } from "../fixtures/temporal/worker.js";
 import { freshSchema } from "../support/postgres.js";
 import { connectWorker, temporalAddress, temporalNamespace } from "../support/temporal.js";
 
-// Workers log their state changes at INFO: the test output keeps warnings and errors only.
-Runtime.install({ logger: new DefaultLogger("WARN") });
+// Workers log their state changes at INFO: the test output keeps warnings and errors only. The runtime is
+// one per process, and a process may run several test files: the first file installs it.
+try {
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+} catch (error) {
+  if (!(error instanceof IllegalStateError)) throw error;
+}
 
 /** The two stores the Temporal runner is tested on. */
 export const STORE_KINDS = ["sqlite", "postgres"] as const;
@@ -87,6 +94,25 @@ export async function withWorker<T>(catalog: AgentCatalog, taskQueue: string, bo
   }
 }
 
+/**
+ * Run `body` while an in-process worker does one part of the work on `taskQueue`: the workflows only, or
+ * the activities of `catalog` only. A test splits the parts to say which worker gets an activity.
+ */
+export async function withPartWorker<T>(part: { workflows: true } | { activities: AgentCatalog }, taskQueue: string, body: () => Promise<T>): Promise<T> {
+  const connection = await connectWorker();
+  try {
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      namespace: temporalNamespace(),
+      ...("workflows" in part ? { workflowBundle: await sharedBundle() } : { activities: createActivities({ catalog: part.activities }) }),
+    });
+    return await worker.runUntil(body);
+  } finally {
+    await connection.close();
+  }
+}
+
 /** A test worker in a child process (test/fixtures/temporal/worker.ts): its JSON lines, and its end. */
 export interface ChildWorker {
   process: ChildProcess;
@@ -100,8 +126,12 @@ export interface ChildWorker {
 
 const WORKER_SCRIPT = fileURLToPath(new URL("../fixtures/temporal/worker.ts", import.meta.url));
 
-/** Start a test worker in a process of its own, on the task queue and store given, stopping at `gate`. */
-export async function spawnWorker(options: { taskQueue: string; store: StoreSpec; gate: GateSpec | null }): Promise<ChildWorker> {
+/**
+ * Start a test worker in a process of its own, on the task queue and store given, stopping at `gate`.
+ * With `activitiesOnly`, it runs no workflows and one activity at a time, so while it is frozen in an
+ * activity it holds no poll that the server could hand another task to.
+ */
+export async function spawnWorker(options: { taskQueue: string; store: StoreSpec; gate: GateSpec | null; activitiesOnly?: boolean }): Promise<ChildWorker> {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER_SCRIPT], {
     env: {
       ...process.env,
@@ -111,6 +141,7 @@ export async function spawnWorker(options: { taskQueue: string; store: StoreSpec
       SOEV_WORKFLOW_BUNDLE: await sharedBundleFile(),
       SOEV_TEST_STORE: JSON.stringify(options.store),
       SOEV_TEST_GATE: options.gate ? JSON.stringify(options.gate) : "",
+      SOEV_TEST_ACTIVITIES_ONLY: options.activitiesOnly ? "1" : "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
