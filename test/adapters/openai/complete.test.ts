@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/adapters/openai/chat-model.js";
 import { ModelOutput } from "../../../src/domain/events.js";
 import { ValueError } from "../../../src/domain/errors.js";
@@ -16,16 +16,7 @@ const SEARCH = ToolDef({
 });
 const PIXEL = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
 
-let server: CompatibleServer;
-beforeAll(async () => {
-  server = await CompatibleServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = CompatibleServer.forFile();
 
 describe("OpenAIChatModel.complete", () => {
   it("maps a plain answer to a ModelOutput with the call's facts", async () => {

@@ -1,5 +1,5 @@
 import { APIUserAbortError } from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/adapters/openai/chat-model.js";
 import { ModelRequestError, retryAfterSeconds } from "../../../src/adapters/openai/errors.js";
 import { CallerError } from "../../../src/domain/errors.js";
@@ -8,16 +8,7 @@ import { CompatibleServer } from "../../fixtures/openai-compatible-server.js";
 
 const REQUEST = new ChatRequest([UserMessage("hi")]);
 
-let server: CompatibleServer;
-beforeAll(async () => {
-  server = await CompatibleServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = CompatibleServer.forFile();
 
 async function failure(model: OpenAIChatModel): Promise<unknown> {
   return model.complete(REQUEST).then(

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/adapters/openai/chat-model.js";
 import { ModelOutput } from "../../../src/domain/events.js";
 import { ChatRequest, ReasoningDelta, ToolDef, TransientError, UserMessage, type Fragment } from "../../../src/ports/index.js";
@@ -7,16 +7,7 @@ import { CompatibleServer, chunk, usageChunk } from "../../fixtures/openai-compa
 const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object", properties: { query: { type: "string" } } } });
 const LOOKUP = ToolDef({ name: "lookup", description: "Look up.", parameters: { type: "object", properties: { id: { type: "integer" } } } });
 
-let server: CompatibleServer;
-beforeAll(async () => {
-  server = await CompatibleServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = CompatibleServer.forFile();
 
 async function collect(stream: AsyncIterable<Fragment | ModelOutput>): Promise<(Fragment | ModelOutput)[]> {
   const items: (Fragment | ModelOutput)[] = [];
