@@ -11,6 +11,7 @@ import { TestWorkflowEnvironment } from "@temporalio/testing";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { SOEV_SEARCH_ATTRIBUTES, registerSearchAttributes } from "../../src/temporal/search-attributes.js";
+import { postgresUrl, redactedUrl } from "../support/postgres.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -24,7 +25,6 @@ declare module "vitest" {
 }
 
 const NAMESPACE = "default";
-const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test";
 const PROVISION_SCRIPT = fileURLToPath(new URL("../../scripts/provision-temporal.sh", import.meta.url));
 
 /** Start the services of the run; the returned function stops them. */
@@ -86,7 +86,7 @@ async function startTemporal(path: string): Promise<TestWorkflowEnvironment> {
 
 /** Check that PostgreSQL answers one query; the URL is returned for the tests. */
 async function checkPostgres(): Promise<string> {
-  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const url = postgresUrl();
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on("error", () => {});
   try {
@@ -94,7 +94,7 @@ async function checkPostgres(): Promise<string> {
     await client.query("SELECT 1");
   } catch (error) {
     throw new Error(
-      `PostgreSQL does not answer at ${redacted(url)}: ${messageOf(error)}. Start it with ` +
+      `PostgreSQL does not answer at ${redactedUrl(url)}: ${messageOf(error)}. Start it with ` +
         "`bash scripts/provision-postgres.sh`, or set DATABASE_URL to a server the tests may create schemas on.",
       { cause: error },
     );
@@ -102,16 +102,6 @@ async function checkPostgres(): Promise<string> {
     await client.end().catch(() => {});
   }
   return url;
-}
-
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparsable DATABASE_URL)";
-  }
 }
 
 function messageOf(error: unknown): string {

@@ -35,7 +35,7 @@ export async function connectPostgres(): Promise<Pool> {
   } catch (error) {
     await pool.end().catch(() => {});
     throw new Error(
-      `PostgreSQL is unreachable at ${redact(url)} (${error instanceof Error ? error.message : String(error)}). ` +
+      `PostgreSQL is unreachable at ${redactedUrl(url)} (${error instanceof Error ? error.message : String(error)}). ` +
         `Start PostgreSQL, or set DATABASE_URL to a server the tests may create schemas on (default ${DEFAULT_DATABASE_URL}).`,
       { cause: error },
     );
@@ -62,7 +62,8 @@ export async function freshSchema(prefix = "test"): Promise<TestSchema> {
   };
 }
 
-function redact(url: string): string {
+/** The URL with its password hidden, for error messages. */
+export function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
