@@ -1,20 +1,14 @@
-// The town documents and tools that the tool tests share: tutorial 2's search and read_document.
+// The tool tests' town: tutorial 2's element types on a smaller library, and search and read_document
+// with the short texts that the tests assert.
 import { z } from "zod";
-import { referenceType, sourceType } from "../../../src/domain/elements.js";
 import { ToolOutput, type Event } from "../../../src/domain/events.js";
 import { Trace, turnStarts } from "../../../src/domain/trace.js";
 import type { ToolCallContext } from "../../../src/runtime/contracts.js";
 import { ElementId, Recorded, atMost, bound, tool } from "../../../src/runtime/index.js";
+import type { Section } from "../../../examples/tutorials/01-first-agent/library.js";
+import { Document, Passage, asDocument, asPassage } from "../../../examples/tutorials/02-citations/tools.js";
 
-export const Document = referenceType("document", { title: z.string() });
-export const Passage = sourceType("passage");
-
-export interface Section {
-  id: string;
-  document: string;
-  title: string;
-  text: string;
-}
+export { Document, Passage, asDocument, asPassage };
 
 /** A library whose fields never change: the value that tools get bound to. */
 export class Library {
@@ -42,9 +36,6 @@ export const LIBRARY = new Library([
   { id: "dog-tax#0", document: "dog-tax", title: "Dog tax", text: "Each dog costs 120 euros a year." },
   { id: "dog-tax#1", document: "dog-tax", title: "Dog tax", text: "A guide dog costs nothing." },
 ]);
-
-export const asDocument = (section: Section) => Document({ id: section.document, title: section.title });
-export const asPassage = (section: Section) => Passage({ id: section.id, ref: section.document, text: section.text });
 
 export const search = tool({
   name: "search",
