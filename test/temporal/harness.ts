@@ -3,17 +3,16 @@
  * in-process and child-process workers, and recorded histories for the replay test.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import { IllegalStateError } from "@temporalio/common";
-import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
+import proto from "@temporalio/proto";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { createActivities } from "../../activities/index.js";
-import { inject } from "vitest";
 import { PostgresTraceStore } from "../../src/adapters/stores/postgres.js";
 import { migratePostgres } from "../../src/adapters/stores/postgres-schema.js";
 import { SqliteTraceStore } from "../../src/adapters/stores/sqlite.js";
@@ -186,6 +185,12 @@ export function withoutTimes(trace: Trace): { position: number; event: Event }[]
 /** The histories the replay test replays. */
 export const HISTORIES = fileURLToPath(new URL("../fixtures/histories/", import.meta.url));
 
+// The history as protobuf.js writes it as plain JSON (longs, enums and bytes as strings). The SDK's own
+// historyToJSON and historyFromJSON fail in this install: @temporalio/common brings protobufjs 8, whose
+// protojson does not take the types that @temporalio/proto (protobufjs 7) makes.
+const { History } = proto.temporal.api.history.v1;
+const AS_JSON = { longs: String, enums: String, bytes: String } as const;
+
 /**
  * Keep a workflow's history as a replay fixture when SOEV_RECORD_HISTORIES=1 (re-record them with
  * `SOEV_RECORD_HISTORIES=1 npx vitest run test/temporal`); otherwise do nothing.
@@ -194,10 +199,10 @@ export async function recordHistory(client: Client, name: string, handle: Pick<W
   if (process.env.SOEV_RECORD_HISTORIES !== "1") return;
   const history = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
   mkdirSync(HISTORIES, { recursive: true });
-  writeFileSync(join(HISTORIES, `${name}.json`), `${historyToJSON(history)}\n`);
+  writeFileSync(join(HISTORIES, `${name}.json`), `${JSON.stringify(History.toObject(History.fromObject(history), AS_JSON), null, 1)}\n`);
 }
 
-/** The database URL of the run, as the global setup checked it. */
-export function databaseUrl(): string {
-  return inject("databaseUrl");
+/** A history that recordHistory kept. */
+export function loadHistory(path: string): proto.temporal.api.history.v1.History {
+  return History.fromObject(JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>);
 }
