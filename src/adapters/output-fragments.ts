@@ -6,7 +6,7 @@ import { ReasoningDelta, type Fragment } from "../ports/model.js";
 const PIECES = 3;
 
 /** The fragments of an output: its reasoning as ReasoningDeltas, then its text, each in a few pieces. */
-export function fragmentsOf(output: ModelOutput): Fragment[] {
+function fragmentsOf(output: ModelOutput): Fragment[] {
   return [
     ...piecesOf(output.reasoning ?? "").map((piece) => new ReasoningDelta(piece)),
     ...piecesOf(output.content),
@@ -20,7 +20,7 @@ export async function* streamOutput(output: ModelOutput): AsyncGenerator<Fragmen
 }
 
 /** A text split after whitespace into at most PIECES pieces that join to the text. Empty text gives none. */
-export function piecesOf(text: string): string[] {
+function piecesOf(text: string): string[] {
   if (text === "") return [];
   const words = text.split(/(?<=\s)/);
   const size = Math.ceil(words.length / PIECES);

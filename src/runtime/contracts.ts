@@ -3,12 +3,12 @@
  * runners. Both runners (local and Temporal) drive steps through these alone (DESIGN.md §3).
  */
 import type { z } from "zod";
-import type { Element, ElementType } from "../domain/elements.js";
+import type { Element } from "../domain/elements.js";
 import type { Event, Stream, TaskInput, ToolCall, ToolOutput } from "../domain/events.js";
 import type { Numbering } from "../domain/numbering.js";
 import type { Trace } from "../domain/trace.js";
 import type { ChatRequest } from "../ports/request.js";
-import type { ChatModel, Fragment } from "../ports/model.js";
+import type { Fragment } from "../ports/model.js";
 import type { ToolDef } from "../ports/messages.js";
 import type { CallKind, Observer } from "../ports/observer.js";
 import type { Graph } from "./graph.js";
@@ -98,9 +98,6 @@ export type Show = (
   citations: CitationStrategy | null,
 ) => string;
 
-/** Recorded element type marker used by tools: the elements of a type that the turn recorded. */
-export type RecordedType = ElementType<any, any>;
-
 /** One unit of a step's work: one model call, one tool call, one task, or other work of a step of your own. Small: it travels through Temporal. */
 export interface Work {
   /** The key that `run` takes: a tool call's id, or the model call's pass. */
@@ -145,12 +142,6 @@ export interface Step {
   run(context: StepContext, key: string): Promise<Event[]>;
   /** Whether the trace already records the work of `key`: the runner re-checks it before each append. */
   done(context: StepContext, key: string): boolean;
-}
-
-/** A model call step's parts: what the LlmStep needs. */
-export interface LlmStepParts {
-  builder: ContextBuilder;
-  model: ChatModel;
 }
 
 /**

@@ -97,7 +97,7 @@ export function eventAttributes(event: Event): Attributes {
 }
 
 /** A payload in at most PAYLOAD_CHARACTERS characters: a string as it is, anything else as JSON. */
-export function shortPayload(payload: unknown): string {
+function shortPayload(payload: unknown): string {
   const text = typeof payload === "string" ? payload : (JSON.stringify(payload) ?? String(payload));
   return text.length <= PAYLOAD_CHARACTERS ? text : `${text.slice(0, PAYLOAD_CHARACTERS - 1)}…`;
 }

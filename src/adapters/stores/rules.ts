@@ -115,7 +115,7 @@ export function liveLease(threadId: string, current: LeaseState | null, now: num
  * Compare two strings by Unicode code point, the order of SQLite's BINARY and PostgreSQL's "C" collation,
  * so that the in-memory store pages threads exactly as the SQL stores do.
  */
-export function compareCodePoints(a: string, b: string): number {
+function compareCodePoints(a: string, b: string): number {
   const left = a[Symbol.iterator]();
   const right = b[Symbol.iterator]();
   for (;;) {

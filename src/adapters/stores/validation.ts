@@ -30,7 +30,7 @@ export interface SealedEvent extends PreparedEvent {
 const ACTORS: ReadonlySet<string> = new Set(["user", "model", "tool", "system"]);
 
 /** The longest thread id: PostgreSQL carries the id in a NOTIFY payload, which has a size limit. */
-export const MAX_THREAD_ID = 1000;
+const MAX_THREAD_ID = 1000;
 
 /** Refuse a thread id that is not a non-empty string of at most MAX_THREAD_ID characters. */
 export function checkThreadId(threadId: unknown): asserts threadId is string {

@@ -7,7 +7,7 @@ import { ModelOutput, ToolOutput, type Event, type ToolCall } from "../../domain
 import type { Element, ElementType } from "../../domain/elements.js";
 
 /** The model output of the turn that made a call, or undefined. */
-export function outputOfCall(turn: readonly Event[], callId: string): ModelOutput | undefined {
+function outputOfCall(turn: readonly Event[], callId: string): ModelOutput | undefined {
   return turn.findLast((event): event is ModelOutput => ModelOutput.is(event) && event.toolCalls.some((call) => call.id === callId));
 }
 

@@ -39,7 +39,7 @@ export const cited: Protects = (element, _tool, before) => citedIds(before).has(
 const citedByView = new WeakMap<Trace, ReadonlySet<string>>();
 
 /** The ids of the Sources that the model outputs of a trace cite. */
-export function citedIds(view: Trace): ReadonlySet<string> {
+function citedIds(view: Trace): ReadonlySet<string> {
   let ids = citedByView.get(view);
   if (ids === undefined) {
     const found = new Set<string>();

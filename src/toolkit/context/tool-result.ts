@@ -2,7 +2,7 @@
 import type { ToolOutput } from "../../domain/events.js";
 
 /** The prefix of a result's error, so the model tells a failed call from its content. */
-export const ERROR_PREFIX = "Error: ";
+const ERROR_PREFIX = "Error: ";
 
 /**
  * A result's parts in a fixed order, each one that is present, separated by a blank line: its text, its

@@ -74,7 +74,7 @@ function resolvedNumbers(marker: Marker, numbering: Numbering): number[] {
 }
 
 /** Why a value does not fit a JSON Schema, or null when it fits. */
-export function schemaProblems(schema: Record<string, JsonValue>, value: JsonValue): string | null {
+function schemaProblems(schema: Record<string, JsonValue>, value: JsonValue): string | null {
   const checked = z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema).safeParse(value);
   if (checked.success) return null;
   return checked.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "result"}: ${issue.message}`).join("; ");

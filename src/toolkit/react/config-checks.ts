@@ -7,7 +7,7 @@ import type { ReActConfigOptions } from "./config.js";
 import { ToolDeclaration } from "./declaration.js";
 
 /** The variables that a ReActAgent gives a PromptFile's system template. */
-export const PROMPT_VARIABLES = ["citation"] as const;
+const PROMPT_VARIABLES = ["citation"] as const;
 
 /**
  * Check every setting of a config, defaults applied.
