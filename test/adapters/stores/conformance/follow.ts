@@ -93,6 +93,7 @@ export function followConformance(open: OpenStore): void {
       await follower.saw(1);
       await other.close();
       await follower.end();
+      expect(follower.positions).toEqual([1]);
     });
   });
 }
