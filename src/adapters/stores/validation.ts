@@ -3,7 +3,7 @@
  * with the same error, before anything is written.
  */
 import { CallerError, ValueError } from "../../domain/errors.js";
-import type { Actor, Stream } from "../../domain/events.js";
+import type { EventHeader, Stream } from "../../domain/events.js";
 import type { StoredEvent } from "../../domain/stored.js";
 import type { Lease } from "../../ports/store.js";
 import { SealedEventError } from "../../ports/errors.js";
@@ -12,13 +12,8 @@ import { SealedEventError } from "../../ports/errors.js";
 export class StoreClosedError extends CallerError {}
 
 /** An event that passed the checks: its header, and its payload as JSON text. */
-export interface PreparedEvent {
-  type: string;
-  stream: Stream;
-  actor: Actor;
-  origin: string | null;
+export interface PreparedEvent extends Omit<EventHeader, "seq" | "ts"> {
   payload: string;
-  version: string | null;
 }
 
 /** An event to restore with load: prepared, with the seq and ts it keeps. */
