@@ -6,12 +6,13 @@
 import type { Element } from "../../domain/elements.js";
 import { Compaction, ModelOutput, Reopened, ToolOutput, type Event, type EventType, type ToolCall } from "../../domain/events.js";
 import { Numbering } from "../../domain/numbering.js";
-import { turnStarts, type Trace } from "../../domain/trace.js";
+import type { Trace } from "../../domain/trace.js";
 import { SystemMessage, ToolResult, UserMessage, type Message, type ToolDef } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
 import { resultHandles, type Handles } from "../../runtime/handles.js";
+import { turnEvents } from "../../runtime/steps/stream.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextPolicy } from "./context-policy.js";
@@ -76,7 +77,7 @@ export class ContextDraft {
     this.numbering = new Numbering(thread);
     this.handles = resultHandles(thread);
     this.recordings = new Recordings(thread);
-    this.running = new Set(trace.events.slice(turnStarts(trace.events).at(-1) ?? 0));
+    this.running = new Set(turnEvents(trace.events));
     const reopen = settings.policy.reopen;
     const defs = new Map([...(reopen === null ? [] : [reopen.def()]), ...settings.tools].map((def) => [def.name, def]));
     const show = (elements: readonly Element[], tool: string | null) => settings.show(elements, this.numbering, tool, settings.citations);

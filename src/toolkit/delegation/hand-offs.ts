@@ -3,9 +3,10 @@ import type { z } from "zod";
 import { Input, ModelOutput, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
 import type { JsonValue } from "../../domain/json.js";
 import { Numbering } from "../../domain/numbering.js";
-import { turnStarts, type Trace } from "../../domain/trace.js";
+import type { Trace } from "../../domain/trace.js";
 import { unparsedArguments } from "../../ports/tool-arguments.js";
 import { resultHandles } from "../../runtime/handles.js";
+import { turnEvents } from "../../runtime/steps/stream.js";
 import { taskStream } from "../../runtime/tools/delegation.js";
 import { idProblems, misfit, withStringIds } from "../../runtime/tools/execute.js";
 import { idArguments } from "../../runtime/tools/ids.js";
@@ -30,7 +31,7 @@ export interface HandOffParts {
  */
 export function handOffEvents(parts: HandOffParts, parent: Trace): Event[] {
   const events = parent.events;
-  const turn = events.slice(turnStarts(events).at(-1) ?? 0);
+  const turn = turnEvents(events);
   const output = turn.findLast((event): event is ModelOutput => ModelOutput.is(event));
   if (!output) return [];
   const opening = Input.is(turn[0]) ? turn[0] : null;

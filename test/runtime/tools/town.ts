@@ -2,9 +2,10 @@
 // with the short texts that the tests assert.
 import { z } from "zod";
 import { ToolOutput, type Event } from "../../../src/domain/events.js";
-import { Trace, turnStarts } from "../../../src/domain/trace.js";
+import { Trace } from "../../../src/domain/trace.js";
 import type { ToolCallContext } from "../../../src/runtime/contracts.js";
 import { ElementId, Recorded, atMost, bound, tool } from "../../../src/runtime/index.js";
+import { turnEvents } from "../../../src/runtime/steps/stream.js";
 import type { Section } from "../../../examples/tutorials/01-first-agent/library.js";
 import { Document, Passage, asDocument, asPassage } from "../../../examples/tutorials/02-citations/tools.js";
 
@@ -67,7 +68,7 @@ export const readDocument = tool({
 /** The context of one call: the whole trace, and the running turn (from the last input). */
 export function contextOf(events: readonly Event[], callId: string, repeats?: boolean): ToolCallContext {
   const trace = Trace.of(events);
-  const turn = events.slice(turnStarts(events).at(-1) ?? 0);
+  const turn = turnEvents(events);
   return repeats === undefined ? { trace, turn, callId } : { trace, turn, callId, repeats };
 }
 
