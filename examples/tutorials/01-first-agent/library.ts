@@ -1,6 +1,6 @@
 /**
  * The town documents of the tutorials: a small, frozen library with a word-overlap search. Every
- * tutorial copies it unchanged.
+ * tutorial imports it from here.
  */
 
 /** One section of a town document. */
