@@ -46,3 +46,4 @@ export type {
   Tool, Limit, ToolCallContext, CitationStrategy, ParsedMarker, ModelContext, ContextBuilder, Show, Step, StepContext, Work,
 } from "./contracts.js";
 export type { Delegation, TaskStep } from "./contracts.js";
+export { checkGraph } from "./check.js";

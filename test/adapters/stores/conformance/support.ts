@@ -15,7 +15,7 @@ export interface StoreFixture {
 export type OpenStore = () => Promise<StoreFixture>;
 
 /** The longest a test waits for something that must happen; only a hang reaches it. */
-export const PATIENCE_MS = 20_000;
+export const PATIENCE_MS = 45_000;
 
 let counter = 0;
 
