@@ -85,12 +85,20 @@ try {
   const page = `http://127.0.0.1:${uiPort}/namespaces/default/workflows/${encodeURIComponent(turn.workflowId)}/${turn.runId}/${process.env.SOEV_UI_TAB ?? "user-metadata"}`;
   const profile = mkdtempSync(join(tmpdir(), "soev-chromium-"));
   mkdirSync(dirname(output), { recursive: true });
-  try {
+  const shoot = () =>
     execFileSync(process.env.CHROMIUM ?? "chromium", [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`, "--window-size=1440,1100",
       "--virtual-time-budget=20000", "--hide-scrollbars", `--screenshot=${output}`, page,
-    ], { stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 });
+    ], { stdio: ["ignore", "ignore", "pipe"], timeout: 90_000 });
+  try {
+    // Headless Chromium now and then hangs after its virtual time runs out: one more try gets the page.
+    try {
+      shoot();
+    } catch {
+      console.log("Chromium did not finish; trying once more.");
+      shoot();
+    }
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
