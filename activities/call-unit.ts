@@ -5,7 +5,7 @@
  * dead worker's attempt is retried on another worker after the heartbeat timeout.
  */
 import { Context } from "@temporalio/activity";
-import { ModelOutput } from "../src/domain/events.js";
+import { Input, MAIN, ModelOutput } from "../src/domain/events.js";
 import { ValueError } from "../src/domain/errors.js";
 import { runWork } from "../src/runtime/runner/work.js";
 import type { WorkArgument, WorkDone, WorkUnit } from "../src/temporal/contract.js";
@@ -29,7 +29,10 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       const graph = await graphOf(access, argument, trace);
       const step = graph.step(node);
       const heartbeat = () => activity.heartbeat();
-      const result = await runWork(recorderOf(access, argument), step, { ...contextOf(access, argument), node, signal, heartbeat }, unit);
+      const run = () => runWork(recorderOf(access, argument), step, { ...contextOf(access, argument), node, signal, heartbeat }, unit);
+      // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
+      const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
+      const result = access.observer?.run ? await access.observer.run(argument.threadId, argument.agent, opening, run) : await run();
       const output = result.recorded.find((event): event is ModelOutput => ModelOutput.is(event));
       return { skipped: result.skipped, seqs: result.recorded.map((event) => event.seq ?? -1), toolCalls: output?.toolCalls.length ?? 0 };
     } finally {

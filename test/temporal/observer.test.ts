@@ -1,0 +1,60 @@
+// The observer on Temporal: each unit activity runs inside the observer's run context, and the calls and
+// events of the turn reach it, as on the local runner.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Event, Input } from "../../src/domain/events.js";
+import type { CallKind, Observer } from "../../src/ports/observer.js";
+import { AgentCatalog } from "../../src/runtime/catalog.js";
+import { startTurn } from "../../src/temporal/start-turn.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";
+import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { openStore, sharedBundle, withWorker } from "./harness.js";
+
+/** An observer that writes down what it is told, and whether a call came inside a run. */
+class RecordingObserver implements Observer {
+  readonly seen: string[] = [];
+  private inRun = 0;
+
+  async run<T>(_threadId: string, _agent: string | null, opening: Input | null, body: () => Promise<T>): Promise<T> {
+    this.seen.push(`run opened by ${String(opening?.payload)}`);
+    this.inRun++;
+    try {
+      return await body();
+    } finally {
+      this.inRun--;
+    }
+  }
+
+  call(_threadId: string, _stream: string, node: string | null, kind: CallKind, name: string): void {
+    this.seen.push(`${this.inRun > 0 ? "in run" : "outside a run"}: ${kind} ${name} at ${node}`);
+  }
+
+  event(_threadId: string, _agent: string | null, event: Event): void {
+    this.seen.push(`event ${event.type}`);
+  }
+}
+
+let temporal: TestClient;
+beforeAll(async () => {
+  temporal = await connectClient();
+  await sharedBundle();
+});
+afterAll(() => temporal.close());
+
+it("runs each model and tool call inside the observer's run, and tells it each recorded event", async () => {
+  const store = await openStore("sqlite");
+  try {
+    const observer = new RecordingObserver();
+    const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] }, "Four times a year [2]."]);
+    const catalog = new AgentCatalog(store.store, { assistant: assistant(model) }, { version: "tutorial-2", observer });
+    const taskQueue = uniqueTaskQueue("observer");
+    const turn = await startTurn(temporal.client, { agent: "assistant", input: { payload: QUESTIONS[0]!, model: "scripted" }, taskQueue });
+    await withWorker(catalog, taskQueue, () => turn.result());
+    const calls = observer.seen.filter((line) => line.includes(" at "));
+    expect(calls).toEqual(["in run: model scripted at model", "in run: tool search at tools", "in run: model scripted at model"]);
+    expect(observer.seen.filter((line) => line.startsWith("run opened by"))).toEqual(Array(3).fill(`run opened by ${QUESTIONS[0]}`));
+    expect(observer.seen.filter((line) => line.startsWith("event"))).toEqual(["event model-output", "event tool-output", "event model-output"]);
+  } finally {
+    await store.close();
+  }
+});
