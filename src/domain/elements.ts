@@ -3,7 +3,7 @@
  * model read and can cite; a Reference is a thing named but not read, and is never citable.
  */
 import { z } from "zod";
-import { declareKind, type Kind } from "./kinds.js";
+import { callableKind, declareKind, type Kind } from "./kinds.js";
 import type { JsonValue } from "./json.js";
 
 /** The fields every element has. */
@@ -49,11 +49,8 @@ function elementType<T extends Element, F>(
   parent: ElementType<any, any> | undefined,
   citable: boolean,
 ): ElementType<T, F> {
-  const kind = declareKind<T>(name, schema, parent);
   const make = (fields: F) => ({ type: name, ...schema.parse(fields) }) as T;
-  // A function's own `name` is read-only: make it writable so the kind's name can be assigned.
-  Object.defineProperty(make, "name", { value: name, writable: true });
-  return Object.assign(make, kind, { citable, is: kind.is });
+  return callableKind(declareKind<T>(name, schema, parent), make, { citable });
 }
 
 /** The root of every element type. */

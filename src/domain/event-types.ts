@@ -3,7 +3,7 @@
  * it under a kebab-case name. The core events are in events.ts.
  */
 import { z } from "zod";
-import { declareKind, type Kind } from "./kinds.js";
+import { callableKind, declareKind, type Kind } from "./kinds.js";
 
 /** Who made an event. */
 export type Actor = "user" | "model" | "tool" | "system";
@@ -51,7 +51,6 @@ export function eventType<T extends Event, F>(
   parent: EventType<any, any> | undefined,
   actor: Actor,
 ): EventType<T, F> {
-  const kind = declareKind<T>(name, schema, parent);
   const make = (fields: EventInit<F>) => {
     const { stream, actor: madeBy, origin, seq, ts, version, ...own } = fields as EventInit<Record<string, unknown>>;
     return {
@@ -65,9 +64,7 @@ export function eventType<T extends Event, F>(
       version: version ?? null,
     } as unknown as T;
   };
-  // A function's own `name` is read-only: make it writable so the kind's name can be assigned.
-  Object.defineProperty(make, "name", { value: name, writable: true });
-  return Object.assign(make, kind, { actor, is: kind.is });
+  return callableKind(declareKind<T>(name, schema, parent), make, { actor });
 }
 
 /**

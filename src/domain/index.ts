@@ -3,7 +3,7 @@ export { SoevError, CallerError, ModelOutputError, OutsideWorldError, ValueError
 export type { Fault, SoevErrorOptions } from "./errors.js";
 export { canonicalJson } from "./json.js";
 export type { JsonValue, JsonObject } from "./json.js";
-export { declareKind, kebabCase } from "./kinds.js";
+export { declareKind, callableKind, kebabCase } from "./kinds.js";
 export type { Kind } from "./kinds.js";
 export { Element, Source, Reference, sourceType, referenceType } from "./elements.js";
 export type { ElementFields, ElementType } from "./elements.js";

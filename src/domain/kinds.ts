@@ -43,6 +43,17 @@ export function declareKind<T extends { type: string }>(
   };
 }
 
+/** A kind as a factory: `make` builds its values, and the result carries the kind's members and `extra`. */
+export function callableKind<T extends { type: string }, M extends (...args: any[]) => unknown, E extends object>(
+  kind: Kind<T>,
+  make: M,
+  extra: E,
+): M & Kind<T> & E {
+  // A function's own `name` is read-only: make it writable so the kind's name can be assigned.
+  Object.defineProperty(make, "name", { value: kind.name, writable: true });
+  return Object.assign(make, kind, extra, { is: kind.is });
+}
+
 /** Lower-case a class-style name to kebab case: "ModelOutput" becomes "model-output". */
 export function kebabCase(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").replace(/([A-Z])([A-Z][a-z])/g, "$1-$2").toLowerCase();
