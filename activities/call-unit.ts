@@ -29,7 +29,7 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       const graph = await graphOf(access, argument, trace);
       const step = graph.step(node);
       const heartbeat = () => activity.heartbeat();
-      const run = () => runWork(recorderOf(access, argument), step, { ...contextOf(access, argument), node, signal, heartbeat }, unit);
+      const run = () => runWork(recorderOf(access, argument), step, { ...contextOf(access, argument), trace, node, signal, heartbeat }, unit);
       // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
       const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
       const result = access.observer?.run ? await access.observer.run(argument.threadId, argument.agent, opening, run) : await run();

@@ -46,7 +46,7 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
     const runStreamTurn = (taskGraph: Graph, stream: string) => runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
     const results = await Promise.allSettled(
       work.map((unit) =>
-        unit.kind === "task" ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn) : runWork(recorder, step, { ...base, node }, unit)),
+        unit.kind === "task" ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn) : runWork(recorder, step, { ...base, trace, node }, unit)),
     );
     const failures = results.flatMap((result, index) => (result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : []));
     for (const { error, unit } of failures) {

@@ -53,7 +53,7 @@ export async function handOff(recorder: Recorder, step: Step, context: TaskConte
     done: (current) => (existing = recordedTask(current.trace, task.stream, key)) !== undefined,
     run: async () => [{ ...task, origin: context.node }],
   };
-  const result = await runWork(recorder, unit, { ...context, stream: task.stream }, work(key, delegation.name, "hand-off"));
+  const result = await runWork(recorder, unit, { ...context, trace, stream: task.stream }, work(key, delegation.name, "hand-off"));
   const recorded = result.recorded.find((event): event is TaskInput => TaskInput.is(event));
   if (recorded) safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, "tool", delegation.name, key));
   return { task: recorded ?? existing!, delegation, skipped: result.skipped };

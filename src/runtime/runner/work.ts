@@ -26,14 +26,18 @@ export interface WorkResult {
   skipped: boolean;
 }
 
-/** Run one unit of a step's work against the store, exactly once in the trace. */
+/**
+ * Run one unit of a step's work against the store, exactly once in the trace. A caller that has just read
+ * the thread passes that trace and saves a read: a view that is out of date is caught by the append's
+ * `expected` and decided again.
+ */
 export async function runWork(
   recorder: Recorder,
   step: Step,
-  context: Omit<StepContext, "trace">,
+  context: Omit<StepContext, "trace"> & { trace?: Trace },
   work: Work,
 ): Promise<WorkResult> {
-  let trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
+  let trace = context.trace ?? (await readTrace(recorder.store, recorder.types, recorder.threadId));
   if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
   const kind = work.kind;
   if (kind === "model" || kind === "tool") safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, kind, work.name, kind === "tool" ? work.key : null));
