@@ -1,15 +1,35 @@
 import { defineConfig } from "vitest/config";
 
-// One Temporal dev server and one PostgreSQL schema for the whole run (test/setup/global.ts): the machines have 2 cores.
+/**
+ * Two projects. `unit` needs no service and runs in seconds (`npm run test:unit`). `services` needs the
+ * run's one Temporal dev server and PostgreSQL (test/setup/global.ts: the machines have 2 cores), real
+ * HTTP servers and the browser. A test that needs a service belongs to a folder or file listed here.
+ */
+const SERVICES = [
+  "test/temporal/**/*.test.ts",
+  "test/app/**/*.test.ts",
+  "test/faults/**/*.test.ts",
+  "test/adapters/openai/**/*.test.ts",
+  "test/adapters/stores/postgres*.test.ts",
+  "test/deploy/package*.test.ts",
+  "examples/demo/**/*.test.ts",
+];
+const ALL = ["test/**/*.test.ts", "examples/**/*.test.ts"];
+
+const shared = {
+  setupFiles: ["test/setup/quiet-logs.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  pool: "forks" as const,
+  fileParallelism: true,
+  maxWorkers: 2,
+};
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
-    globalSetup: ["test/setup/global.ts"],
-    setupFiles: ["test/setup/quiet-logs.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: "forks",
-    fileParallelism: true,
-    maxWorkers: 2,
+    projects: [
+      { test: { ...shared, name: "unit", include: ALL, exclude: SERVICES } },
+      { test: { ...shared, name: "services", include: SERVICES, globalSetup: ["test/setup/global.ts"] } },
+    ],
   },
 });
