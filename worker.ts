@@ -107,7 +107,9 @@ async function registerOrWarn(address: string, namespace: string): Promise<void>
     await registerSearchAttributes(connection, namespace);
   } catch (error) {
     if (!(error instanceof SearchAttributeRegistrationError)) throw error;
-    console.warn(`soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`);
+    console.warn(
+      `soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`,
+    );
   } finally {
     await connection.close();
   }
@@ -131,7 +133,9 @@ async function main(): Promise<void> {
   const store = await storeFromEnvironment();
   const settings = temporalSettings();
   try {
-    console.log(`soev-agents worker: task queue "${settings.taskQueue}" at ${settings.address}, namespace "${settings.namespace}".`);
+    console.log(
+      `soev-agents worker: task queue "${settings.taskQueue}" at ${settings.address}, namespace "${settings.namespace}".`,
+    );
     await runWorker({ catalog: exampleCatalog(store) });
   } finally {
     await store.close();

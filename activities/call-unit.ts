@@ -21,7 +21,10 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
   const signal = activity.cancellationSignal;
   return reported(async () => {
     const { unit, node } = argument;
-    if (unit.kind !== kind) throw new ValueError(`The ${kind} activity got a ${unit.kind} unit (${unit.summary}); the workflow schedules each kind on its own activity.`);
+    if (unit.kind !== kind)
+      throw new ValueError(
+        `The ${kind} activity got a ${unit.kind} unit (${unit.summary}); the workflow schedules each kind on its own activity.`,
+      );
     await renewLease(access, argument.lease);
     const stop = keepAlive(activity, access, argument);
     try {
@@ -29,12 +32,24 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       const graph = await graphOf(access, argument, trace);
       const step = graph.step(node);
       const heartbeat = () => activity.heartbeat();
-      const run = () => runWork(recorderOf(access, argument), step, { ...contextOf(access, argument), trace, node, signal, heartbeat }, unit);
+      const run = () =>
+        runWork(
+          recorderOf(access, argument),
+          step,
+          { ...contextOf(access, argument), trace, node, signal, heartbeat },
+          unit,
+        );
       // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
       const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
-      const result = access.observer?.run ? await access.observer.run(argument.threadId, argument.agent, opening, run) : await run();
+      const result = access.observer?.run
+        ? await access.observer.run(argument.threadId, argument.agent, opening, run)
+        : await run();
       const output = result.recorded.find((event): event is ModelOutput => ModelOutput.is(event));
-      return { skipped: result.skipped, seqs: result.recorded.map((event) => event.seq ?? -1), toolCalls: output?.toolCalls.length ?? 0 };
+      return {
+        skipped: result.skipped,
+        seqs: result.recorded.map((event) => event.seq ?? -1),
+        toolCalls: output?.toolCalls.length ?? 0,
+      };
     } finally {
       stop();
     }

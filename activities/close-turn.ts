@@ -15,13 +15,28 @@ export async function closeTurn(access: TurnAccess, argument: CloseTurnArgument)
   return reported(async () => {
     await access.catalog.store.release(argument.lease);
     const entries = (await traceOf(access, argument)).stream(argument.stream).entries.slice(argument.inputSeq);
-    if (entries.length === 0) throw new ValueError(`Thread "${argument.threadId}" has no input at seq ${argument.inputSeq} of stream "${argument.stream}".`);
+    if (entries.length === 0)
+      throw new ValueError(
+        `Thread "${argument.threadId}" has no input at seq ${argument.inputSeq} of stream "${argument.stream}".`,
+      );
     const events = entries.map((entry) => entry.event);
     const outputs = events.filter((event): event is ModelOutput => ModelOutput.is(event));
     const answer = outputs.at(-1);
-    const written = answer ? inserted(answer.content, answer.markers.map((marker) => [marker.at, marker.text] as const)) : "";
-    const citations = (answer?.markers ?? []).map((marker) => ({ marker: marker.text, sources: marker.cited.map((number) => number.source) }));
-    const sources = [...new Set(citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null)))];
+    const written = answer
+      ? inserted(
+          answer.content,
+          answer.markers.map((marker) => [marker.at, marker.text] as const),
+        )
+      : "";
+    const citations = (answer?.markers ?? []).map((marker) => ({
+      marker: marker.text,
+      sources: marker.cited.map((number) => number.source),
+    }));
+    const sources = [
+      ...new Set(
+        citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null)),
+      ),
+    ];
     return {
       threadId: argument.threadId,
       agent: argument.agent,

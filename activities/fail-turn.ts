@@ -20,7 +20,11 @@ export async function failTurn(access: TurnAccess, argument: FailTurnArgument): 
       const { failure } = argument;
       const error = Object.assign(new Error(failure.message), { name: failure.error, retryable: failure.retryable });
       try {
-        const recorded = await recordFailure(recorderOf(access, argument), error, { stream: argument.stream, node: failure.node, callId: failure.callId });
+        const recorded = await recordFailure(recorderOf(access, argument), error, {
+          stream: argument.stream,
+          node: failure.node,
+          callId: failure.callId,
+        });
         return { seq: recorded.seq };
       } catch (cause) {
         // Another runner took the thread: the turn is no longer this workflow's to write.

@@ -7,7 +7,18 @@ import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import { LeaseHeldError, TransientError } from "../src/ports/errors.js";
 
 /** Node's and the SQL drivers' codes for a connection or a lock that may work on the next attempt. */
-const PASSING_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "SQLITE_BUSY", "SQLITE_LOCKED", "57P01", "08006", "08001"]);
+const PASSING_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "57P01",
+  "08006",
+  "08001",
+]);
 
 /** The failure Temporal gets for an activity's error. */
 export function activityFailure(error: unknown): Error {
@@ -23,7 +34,12 @@ export function activityFailure(error: unknown): Error {
   if (error instanceof LeaseHeldError) {
     const expiresAt = Number(error.details.expiresAt);
     const wait = Number.isFinite(expiresAt) ? Math.max(1000, expiresAt - Date.now()) : undefined;
-    return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: false, nextRetryDelay: wait });
+    return ApplicationFailure.create({
+      type: error.name,
+      message: error.message,
+      nonRetryable: false,
+      nextRetryDelay: wait,
+    });
   }
   const named = error instanceof Error ? error : new Error(String(error));
   const code = (named as { code?: unknown }).code;

@@ -25,8 +25,14 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
     // The owner is the workflow run: a retried attempt keeps the lease an earlier attempt took, rather
     // than acquire again and fence it.
     const held = await catalog.store.lease(argument.threadId);
-    const lease = held?.owner === argument.owner ? held : await catalog.store.acquire(argument.threadId, { owner: argument.owner, ttl: LEASE_SECONDS });
+    const lease =
+      held?.owner === argument.owner
+        ? held
+        : await catalog.store.acquire(argument.threadId, { owner: argument.owner, ttl: LEASE_SECONDS });
     const trace = await traceOf(access, argument);
-    return { lease: { threadId: lease.threadId, owner: lease.owner, counter: lease.counter }, streamLength: trace.stream(argument.stream).length };
+    return {
+      lease: { threadId: lease.threadId, owner: lease.owner, counter: lease.counter },
+      streamLength: trace.stream(argument.stream).length,
+    };
   }, Context.current().cancellationSignal);
 }

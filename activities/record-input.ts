@@ -25,7 +25,13 @@ export async function recordInput(access: TurnAccess, argument: RecordInputArgum
     const stream = trace.stream(argument.stream);
     if (stream.length === argument.seq) {
       // Build the turn's graph first: a config that refuses the input (no model, an unbound tool) fails before any write.
-      checkGraph(await graphOf(access, argument, trace.with([{ position: trace.position + 1, event: { ...event, seq: stream.length } }])));
+      checkGraph(
+        await graphOf(
+          access,
+          argument,
+          trace.with([{ position: trace.position + 1, event: { ...event, seq: stream.length } }]),
+        ),
+      );
       try {
         const [stored] = await append(recorderOf(access, argument), [event], trace, argument.stream);
         return { seq: stored!.seq!, skipped: false };
@@ -44,5 +50,9 @@ export async function recordInput(access: TurnAccess, argument: RecordInputArgum
 }
 
 function sameInput(found: Input, event: Input): boolean {
-  return found.origin === event.origin && found.model === event.model && canonicalJson(found.payload) === canonicalJson(event.payload);
+  return (
+    found.origin === event.origin &&
+    found.model === event.model &&
+    canonicalJson(found.payload) === canonicalJson(event.payload)
+  );
 }

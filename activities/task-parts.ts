@@ -15,7 +15,12 @@ export async function handOffTask(access: TurnAccess, argument: WorkArgument): P
     await renewLease(access, argument.lease);
     const graph = await graphOf(access, argument, await traceOf(access, argument));
     const context = { ...contextOf(access, argument), node: argument.node };
-    const { task, skipped } = await handOff(recorderOf(access, argument), graph.step(argument.node), context, argument.unit.key);
+    const { task, skipped } = await handOff(
+      recorderOf(access, argument),
+      graph.step(argument.node),
+      context,
+      argument.unit.key,
+    );
     return { stream: task.stream, seq: task.seq ?? 0, skipped };
   }, Context.current().cancellationSignal);
 }

@@ -27,7 +27,13 @@ export interface TurnAccess {
 /** The recorder of a turn's activity: the catalog's store and version, the agent's types, the turn's lease. */
 export function recorderOf(access: TurnAccess, scope: Omit<TurnScope, "lease"> & { lease: Lease | null }): Recorder {
   const { catalog } = access;
-  return { store: catalog.store, types: catalog.types(scope.agent), threadId: scope.threadId, lease: scope.lease, version: catalog.version };
+  return {
+    store: catalog.store,
+    types: catalog.types(scope.agent),
+    threadId: scope.threadId,
+    lease: scope.lease,
+    version: catalog.version,
+  };
 }
 
 /** The thread's trace, decoded with its agent's types. */
@@ -43,7 +49,10 @@ export async function graphOf(access: TurnAccess, scope: Omit<TurnScope, "lease"
   const ofStream = async (stream: string, upTo: Trace): Promise<Graph> => {
     if (stream === MAIN) return access.catalog.graphFor(scope.threadId, scope.agent, upTo, stream);
     const task = upTo.stream(stream).byType(TaskInput).at(-1);
-    if (!task) throw new ValueError(`Stream "${stream}" of thread "${scope.threadId}" has no TaskInput: it is no task's stream.`);
+    if (!task)
+      throw new ValueError(
+        `Stream "${stream}" of thread "${scope.threadId}" has no TaskInput: it is no task's stream.`,
+      );
     return taskGraph(upTo, task, ofStream, { threadId: scope.threadId, agent: scope.agent });
   };
   return ofStream(scope.stream, trace);

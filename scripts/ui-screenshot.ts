@@ -58,9 +58,25 @@ async function waitUntil(what: string, seconds: number, check: () => Promise<boo
 const [port, uiPort] = [await freePort(), await freePort()];
 const address = `127.0.0.1:${port}`;
 const attributes = SOEV_SEARCH_ATTRIBUTES.flatMap((key) => ["--search-attribute", `${key.name}=Keyword`]);
-const server = spawn(temporalCli(), ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--ui-port", String(uiPort), "--log-level", "error", ...attributes], {
-  stdio: ["ignore", "ignore", "inherit"],
-});
+const server = spawn(
+  temporalCli(),
+  [
+    "server",
+    "start-dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--ui-port",
+    String(uiPort),
+    "--log-level",
+    "error",
+    ...attributes,
+  ],
+  {
+    stdio: ["ignore", "ignore", "inherit"],
+  },
+);
 const store = new InMemoryTraceStore();
 try {
   await waitUntil(`The Temporal dev server at ${address}`, 60, async () => {
@@ -73,9 +89,18 @@ try {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address });
-  const worker = await createTurnWorker({ catalog: exampleCatalog(store, new DemoModel()), connection: workerConnection, taskQueue, namespace: "default" });
+  const worker = await createTurnWorker({
+    catalog: exampleCatalog(store, new DemoModel()),
+    connection: workerConnection,
+    taskQueue,
+    namespace: "default",
+  });
   const turn = await worker.runUntil(async () => {
-    const started = await startTurn(client, { agent: "assistant", input: { payload: QUESTIONS[0]!, model: DEMO_MODEL }, taskQueue });
+    const started = await startTurn(client, {
+      agent: "assistant",
+      input: { payload: QUESTIONS[0]!, model: DEMO_MODEL },
+      taskQueue,
+    });
     console.log(`Turn ${started.workflowId}: ${(await started.result()).answer}`);
     return started;
   });
@@ -86,11 +111,26 @@ try {
   const profile = mkdtempSync(join(tmpdir(), "soev-chromium-"));
   mkdirSync(dirname(output), { recursive: true });
   const shoot = () =>
-    execFileSync(process.env.CHROMIUM ?? "chromium", [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`, "--window-size=1440,1100",
-      "--virtual-time-budget=20000", "--hide-scrollbars", `--screenshot=${output}`, page,
-    ], { stdio: ["ignore", "ignore", "pipe"], timeout: 90_000 });
+    execFileSync(
+      process.env.CHROMIUM ?? "chromium",
+      [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        `--user-data-dir=${profile}`,
+        "--window-size=1440,1100",
+        "--virtual-time-budget=20000",
+        "--hide-scrollbars",
+        `--screenshot=${output}`,
+        page,
+      ],
+      { stdio: ["ignore", "ignore", "pipe"], timeout: 90_000 },
+    );
   try {
     // Headless Chromium now and then hangs after its virtual time runs out: one more try gets the page.
     try {

@@ -4,16 +4,38 @@
  * ends. Deterministic: every decision comes from an activity result.
  */
 import {
-  ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, executeChild, isCancellation, proxyActivities,
-  setCurrentDetails, type ActivityInterfaceFor, type ActivityOptions,
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  TimeoutFailure,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  type ActivityInterfaceFor,
+  type ActivityOptions,
 } from "@temporalio/workflow";
 import {
-  TASK_WORKFLOW, shortened, taskWorkflowIdOf,
-  type TaskArgument, type TaskResult, type TurnActivities, type TurnFailure, type TurnScope, type TurnSettings, type WorkDone, type WorkUnit,
+  TASK_WORKFLOW,
+  shortened,
+  taskWorkflowIdOf,
+  type TaskArgument,
+  type TaskResult,
+  type TurnActivities,
+  type TurnFailure,
+  type TurnScope,
+  type TurnSettings,
+  type WorkDone,
+  type WorkUnit,
 } from "../src/temporal/contract.js";
 
 /** The settings a turn runs with when its argument leaves them out. */
-export const DEFAULT_SETTINGS: Required<TurnSettings> = { heartbeatSeconds: 15, callSeconds: 600, controlSeconds: 30, attempts: 10 };
+export const DEFAULT_SETTINGS: Required<TurnSettings> = {
+  heartbeatSeconds: 15,
+  callSeconds: 600,
+  controlSeconds: 30,
+  attempts: 10,
+};
 
 /** The activities with the options of the control activities, and the options of the model and tool calls. */
 export interface TurnCalls {
@@ -25,9 +47,18 @@ export interface TurnCalls {
 
 /** The activities of a turn: the control activities short (store only), the calls heartbeating. */
 export function turnCalls(settings: Required<TurnSettings>): TurnCalls {
-  const retry = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "60s", maximumAttempts: settings.attempts };
+  const retry = {
+    initialInterval: "1s",
+    backoffCoefficient: 2,
+    maximumInterval: "60s",
+    maximumAttempts: settings.attempts,
+  };
   const control: ActivityOptions = { startToCloseTimeout: settings.controlSeconds * 1000, retry };
-  const units: ActivityOptions = { startToCloseTimeout: settings.callSeconds * 1000, heartbeatTimeout: settings.heartbeatSeconds * 1000, retry };
+  const units: ActivityOptions = {
+    startToCloseTimeout: settings.callSeconds * 1000,
+    heartbeatTimeout: settings.heartbeatSeconds * 1000,
+    retry,
+  };
   return { activities: proxyActivities<TurnActivities>(control), control, units, settings };
 }
 
@@ -46,11 +77,15 @@ export async function runGraph(calls: TurnCalls, scope: TurnScope): Promise<numb
     const planned = await calls.activities.nextWork(scope);
     if (planned.node === null) return count;
     const node = planned.node;
-    setCurrentDetails(`**${scope.agent}**, stream \`${scope.stream}\`, node \`${node}\`: ${planned.work.map((unit) => unit.summary).join("; ")}`);
+    setCurrentDetails(
+      `**${scope.agent}**, stream \`${scope.stream}\`, node \`${node}\`: ${planned.work.map((unit) => unit.summary).join("; ")}`,
+    );
     const results = await Promise.allSettled(planned.work.map((unit) => runUnit(calls, scope, node, unit)));
     const cancelled = results.find((result) => result.status === "rejected" && isCancellation(result.reason));
     if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
-    const failures = results.flatMap((result, index) => (result.status === "rejected" ? [failureOf(result.reason, node, planned.work[index]!)] : []));
+    const failures = results.flatMap((result, index) =>
+      result.status === "rejected" ? [failureOf(result.reason, node, planned.work[index]!)] : [],
+    );
     if (failures.length > 0) throw new StepFailed(failures);
     previous = checkProgress(previous, node, planned.work, results as PromiseFulfilledResult<WorkDone>[]);
     count += planned.work.length;
@@ -63,10 +98,13 @@ async function runUnit(calls: TurnCalls, scope: TurnScope, node: string, unit: W
   const argument = { ...scope, node, unit };
   const summary = shortened(unit.summary, 120);
   if (unit.kind !== "task") {
-    const call = unit.kind === "model" ? activities.callModel : unit.kind === "tool" ? activities.callTool : activities.runStep;
+    const call =
+      unit.kind === "model" ? activities.callModel : unit.kind === "tool" ? activities.callTool : activities.runStep;
     return call.executeWithOptions({ ...units, summary }, [argument]);
   }
-  const handed = await activities.handOff.executeWithOptions({ ...control, summary: `hand off ${summary}` }, [argument]);
+  const handed = await activities.handOff.executeWithOptions({ ...control, summary: `hand off ${summary}` }, [
+    argument,
+  ]);
   const task: TaskArgument = { ...scope, stream: handed.stream, inputSeq: handed.seq, settings: calls.settings };
   await executeChild<(argument: TaskArgument) => Promise<TaskResult>>(TASK_WORKFLOW, {
     workflowId: taskWorkflowIdOf(scope.threadId, handed.stream),
@@ -85,7 +123,13 @@ export function failureOf(error: unknown, node: string | null, unit: WorkUnit | 
   }
   if (cause instanceof TimeoutFailure) {
     const what = unit ? unit.summary : "an activity";
-    return { error: "TimeoutError", message: `${what} timed out (${cause.timeoutType}) after its last attempt.`, retryable: true, node, callId };
+    return {
+      error: "TimeoutError",
+      message: `${what} timed out (${cause.timeoutType}) after its last attempt.`,
+      retryable: true,
+      node,
+      callId,
+    };
   }
   if (error instanceof StepFailed) return error.failures[0]!;
   const named = cause instanceof Error ? cause : new Error(String(cause));
@@ -101,7 +145,12 @@ export function endingFailure(failure: TurnFailure): ApplicationFailure {
  * Refuse a node that plans the same work again after every unit found it recorded: the step's plan and
  * its `done` disagree, and the loop would never end.
  */
-function checkProgress(previous: string | null, node: string, work: WorkUnit[], results: PromiseFulfilledResult<WorkDone>[]): string {
+function checkProgress(
+  previous: string | null,
+  node: string,
+  work: WorkUnit[],
+  results: PromiseFulfilledResult<WorkDone>[],
+): string {
   const signature = `${node}:${work.map((unit) => unit.key).join(",")}`;
   if (signature === previous && results.every((result) => result.value.skipped)) {
     throw ApplicationFailure.create({

@@ -16,7 +16,8 @@ export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
   } catch (error) {
     const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];
     await CancellationScope.nonCancellable(() =>
-      calls.activities.failTurn({ ...scope, inputSeq: argument.inputSeq, failure: failures[0]!, release: false }));
+      calls.activities.failTurn({ ...scope, inputSeq: argument.inputSeq, failure: failures[0]!, release: false }),
+    );
     if (isCancellation(error)) throw error;
     throw endingFailure(failures[0]!);
   }

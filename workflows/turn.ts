@@ -2,10 +2,24 @@
  * The turn workflow: record the input, then run the graph node by node as activities until it ends.
  * Deterministic: every decision comes from an activity result; the trace store holds the content.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, setCurrentDetails, upsertSearchAttributes, uuid4, workflowInfo } from "@temporalio/workflow";
 import {
-  AGENT_SEARCH_ATTRIBUTE, MAIN_STREAM, THREAD_SEARCH_ATTRIBUTE, shortened,
-  type TurnArgument, type TurnResult, type TurnScope, type TurnSettings,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  setCurrentDetails,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from "@temporalio/workflow";
+import {
+  AGENT_SEARCH_ATTRIBUTE,
+  MAIN_STREAM,
+  THREAD_SEARCH_ATTRIBUTE,
+  shortened,
+  type TurnArgument,
+  type TurnResult,
+  type TurnScope,
+  type TurnSettings,
 } from "../src/temporal/contract.js";
 import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
 
@@ -54,16 +68,24 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
  */
 function checkedArgument(argument: TurnArgument): Required<TurnSettings> {
   const refuse = (what: string) => {
-    throw ApplicationFailure.create({ type: "ValueError", message: `The turn's argument ${what}. Send { agent, threadId, input: { payload, model } }.`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: "ValueError",
+      message: `The turn's argument ${what}. Send { agent, threadId, input: { payload, model } }.`,
+      nonRetryable: true,
+    });
   };
   if (argument === null || typeof argument !== "object") refuse("is not an object");
   if (typeof argument.agent !== "string" || argument.agent === "") refuse("has no agent name");
-  if (argument.threadId != null && (typeof argument.threadId !== "string" || argument.threadId === "")) refuse("has a threadId that is not a non-empty string or null");
-  if (argument.input === null || typeof argument.input !== "object" || !("payload" in argument.input)) refuse("has no input with a payload");
-  if (argument.input.model != null && typeof argument.input.model !== "string") refuse("has an input model that is not a string or null");
+  if (argument.threadId != null && (typeof argument.threadId !== "string" || argument.threadId === ""))
+    refuse("has a threadId that is not a non-empty string or null");
+  if (argument.input === null || typeof argument.input !== "object" || !("payload" in argument.input))
+    refuse("has no input with a payload");
+  if (argument.input.model != null && typeof argument.input.model !== "string")
+    refuse("has an input model that is not a string or null");
   const settings = { ...DEFAULT_SETTINGS, ...argument.settings };
   for (const [name, value] of Object.entries(settings)) {
-    if (typeof value !== "number" || !(value > 0) || (name === "attempts" && !Number.isInteger(value))) refuse(`has settings.${name} ${JSON.stringify(value)}, which is no positive number`);
+    if (typeof value !== "number" || !(value > 0) || (name === "attempts" && !Number.isInteger(value)))
+      refuse(`has settings.${name} ${JSON.stringify(value)}, which is no positive number`);
   }
   return settings;
 }

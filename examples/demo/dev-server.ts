@@ -15,7 +15,11 @@ export interface DevServer {
 /** The Temporal CLI: $TEMPORAL_CLI_PATH, `temporal` on PATH, or the one scripts/provision-temporal.sh finds or builds. */
 export async function temporalCli(): Promise<string> {
   if (process.env.TEMPORAL_CLI_PATH) return process.env.TEMPORAL_CLI_PATH;
-  const { stdout } = await promisify(execFile)("bash", [join(import.meta.dirname, "../../scripts/provision-temporal.sh")], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(
+    "bash",
+    [join(import.meta.dirname, "../../scripts/provision-temporal.sh")],
+    { maxBuffer: 1 << 20 },
+  );
   return stdout.trim().split("\n").at(-1)!;
 }
 
@@ -23,9 +27,24 @@ export async function temporalCli(): Promise<string> {
 export async function startDevServer(dbFile: string): Promise<DevServer> {
   const [port, uiPort] = [await freePort(7233), await freePort(8233)];
   const cli = await temporalCli();
-  const server: ChildProcess = spawn(cli, [
-    "server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--ui-port", String(uiPort), "--db-filename", dbFile, "--log-level", "error",
-  ], { stdio: ["ignore", "ignore", "inherit"] });
+  const server: ChildProcess = spawn(
+    cli,
+    [
+      "server",
+      "start-dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--ui-port",
+      String(uiPort),
+      "--db-filename",
+      dbFile,
+      "--log-level",
+      "error",
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
   const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
   const address = `127.0.0.1:${port}`;
   await waitUntilAnswering(address, exited);

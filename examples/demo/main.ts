@@ -23,7 +23,8 @@ const step = (text: string) => console.log(`• ${text}`);
 export function answerLines(result: TurnResult): string[] {
   const lines = [`Answer: ${result.answer}${result.truncated ? " …" : ""}`];
   for (const citation of result.citations) {
-    for (const source of citation.sources) lines.push(`  ${citation.marker.trim()} ${source === null ? "names no passage" : LIBRARY.section(source).text}`);
+    for (const source of citation.sources)
+      lines.push(`  ${citation.marker.trim()} ${source === null ? "names no passage" : LIBRARY.section(source).text}`);
   }
   return lines;
 }
@@ -65,7 +66,12 @@ export async function demo(options: DemoOptions = {}): Promise<TurnResult[]> {
     step(`Temporal at ${address}, namespace "${namespace}"; its UI at ${uiUrl}`);
     await registerSearchAttributes(connection, namespace);
     step("Starting a worker (bundling the workflow code takes a few seconds) ...");
-    const worker = await createTurnWorker({ catalog: exampleCatalog(store, model), connection: workerConnection, namespace, taskQueue });
+    const worker = await createTurnWorker({
+      catalog: exampleCatalog(store, model),
+      connection: workerConnection,
+      namespace,
+      taskQueue,
+    });
     const results = await worker.runUntil(async () => {
       const client = new Client({ connection, namespace });
       const modelName = model.resolve(null);
@@ -74,11 +80,18 @@ export async function demo(options: DemoOptions = {}): Promise<TurnResult[]> {
       for (const question of QUESTIONS) {
         options.signal?.throwIfAborted();
         console.log(`\nQuestion: ${question}`);
-        const turn = await startTurn(client, { agent: "assistant", threadId, input: { payload: question, model: modelName }, taskQueue });
+        const turn = await startTurn(client, {
+          agent: "assistant",
+          threadId,
+          input: { payload: question, model: modelName },
+          taskQueue,
+        });
         threadId = turn.threadId;
         const result = await turn.result();
         for (const line of answerLines(result)) console.log(line);
-        console.log(`  Temporal UI: ${uiUrl}/namespaces/${namespace}/workflows/${turn.workflowId}/${turn.runId}/history`);
+        console.log(
+          `  Temporal UI: ${uiUrl}/namespaces/${namespace}/workflows/${turn.workflowId}/${turn.runId}/history`,
+        );
         done.push(result);
       }
       return done;

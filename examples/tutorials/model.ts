@@ -7,9 +7,13 @@ import type { ChatModel } from "../../src/ports/index.js";
 export function chooseModel(): ChatModel {
   if (process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL) {
     const name = process.env.OPENAI_MODEL ?? "gpt-4.1-mini";
-    console.log(`Model: ${name} through the OpenAI API${process.env.OPENAI_BASE_URL ? ` at ${process.env.OPENAI_BASE_URL}` : ""}.`);
+    console.log(
+      `Model: ${name} through the OpenAI API${process.env.OPENAI_BASE_URL ? ` at ${process.env.OPENAI_BASE_URL}` : ""}.`,
+    );
     return new OpenAIChatModel(new OpenAI({ apiKey: process.env.OPENAI_API_KEY ?? "none" }), { model: name });
   }
-  console.log("Model: the offline demo model (no OPENAI_API_KEY or OPENAI_BASE_URL set). It quotes the passage that shares the most words with the question.");
+  console.log(
+    "Model: the offline demo model (no OPENAI_API_KEY or OPENAI_BASE_URL set). It quotes the passage that shares the most words with the question.",
+  );
   return new DemoModel();
 }

@@ -20,9 +20,13 @@ export interface QuotedSource {
 }
 
 // Words that say nothing about the topic of a question.
-const STOP_WORDS = new Set(("a an the and or but if of to in on at by for with from about as into is are was were be been am " +
-  "do does did can could may might must shall should will would have has had i me my we our you your it its they them their " +
-  "this that these those what which who whom whose when where why how much many often any some there here not no yes please").split(" "));
+const STOP_WORDS = new Set(
+  (
+    "a an the and or but if of to in on at by for with from about as into is are was were be been am " +
+    "do does did can could may might must shall should will would have has had i me my we our you your it its they them their " +
+    "this that these those what which who whom whose when where why how much many often any some there here not no yes please"
+  ).split(" "),
+);
 
 /**
  * The offline demo model. When the latest message is the user's and a tool is offered, it calls the
@@ -45,15 +49,23 @@ export class DemoModel implements ChatModel {
     const asked = latestQuestion(request.messages);
     const tool = request.tools[0];
     if (asked !== null && !asked.answered && tool !== undefined) {
-      const call = { id: `call_${request.hash.slice(0, 16)}`, name: tool.name, arguments: searchArguments(tool, asked.text) };
-      return Promise.resolve(ModelOutput({
-        ...facts,
-        content: "The offline demo model searches with the words of your question.",
-        toolCalls: [call],
-        finishReason: "tool_calls",
-      }));
+      const call = {
+        id: `call_${request.hash.slice(0, 16)}`,
+        name: tool.name,
+        arguments: searchArguments(tool, asked.text),
+      };
+      return Promise.resolve(
+        ModelOutput({
+          ...facts,
+          content: "The offline demo model searches with the words of your question.",
+          toolCalls: [call],
+          finishReason: "tool_calls",
+        }),
+      );
     }
-    return Promise.resolve(ModelOutput({ ...facts, content: answer(asked?.text ?? "", request.messages), finishReason: "stop" }));
+    return Promise.resolve(
+      ModelOutput({ ...facts, content: answer(asked?.text ?? "", request.messages), finishReason: "stop" }),
+    );
   }
 
   /** The output of `complete` in a few fragments, then the output. */
@@ -76,7 +88,11 @@ export function sourcesIn(text: string): QuotedSource[] {
 
 /** The source that shares the most topic words with the question; the first read wins a tie. Null if none shares one. */
 export function bestSource(question: string, sources: readonly QuotedSource[]): QuotedSource | null {
-  const asked = new Set(words(question).filter((word) => !STOP_WORDS.has(word)).map(stem));
+  const asked = new Set(
+    words(question)
+      .filter((word) => !STOP_WORDS.has(word))
+      .map(stem),
+  );
   let best: QuotedSource | null = null;
   let bestScore = 0;
   for (const source of sources) {
@@ -91,8 +107,10 @@ function answer(question: string, messages: readonly Message[]): string {
   const sources = messages.flatMap((message) => (message.role === "tool" ? sourcesIn(message.content) : []));
   const best = bestSource(question, sources);
   if (best === null) {
-    return "The offline demo model found no passage that shares a word with your question, so it cannot quote one. " +
-      "It is no language model: it only quotes what a tool returned.";
+    return (
+      "The offline demo model found no passage that shares a word with your question, so it cannot quote one. " +
+      "It is no language model: it only quotes what a tool returned."
+    );
   }
   return `The offline demo model (no language model) quotes the passage that shares the most words with your question: "${best.text}" ${best.cite}`;
 }
@@ -102,9 +120,10 @@ function latestQuestion(messages: readonly Message[]): { text: string; answered:
   const index = messages.findLastIndex((message) => message.role === "user");
   const message = messages[index];
   if (message?.role !== "user") return null;
-  const text = typeof message.content === "string"
-    ? message.content
-    : message.content.flatMap((part) => (part.kind === "text" ? [part.text] : [])).join(" ");
+  const text =
+    typeof message.content === "string"
+      ? message.content
+      : message.content.flatMap((part) => (part.kind === "text" ? [part.text] : [])).join(" ");
   return { text, answered: messages.slice(index + 1).some((later) => later.role === "tool") };
 }
 
@@ -131,6 +150,8 @@ function stem(word: string): string {
 }
 
 function unescape(text: string): string {
-  return text.replace(/&(lt|gt|quot|#39|apos|amp);/g, (_entity, name: string) =>
-    ({ lt: "<", gt: ">", quot: "\"", "#39": "'", apos: "'", amp: "&" })[name] ?? "");
+  return text.replace(
+    /&(lt|gt|quot|#39|apos|amp);/g,
+    (_entity, name: string) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", amp: "&" })[name] ?? "",
+  );
 }

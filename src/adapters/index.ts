@@ -14,4 +14,10 @@ export { ModelRequestError } from "./openai/errors.js";
 export { DemoModel, DEMO_MODEL } from "./demo-model.js";
 export { OtelObserver, TRACER_NAME } from "./otel/observer.js";
 export type { OtelObserverOptions } from "./otel/observer.js";
-export { CLOSED_SPAN_EVENT, PAYLOAD_CHARACTERS, RUN_SPAN, SPAN_ATTRIBUTES, SUPERSEDED_SPAN_EVENT } from "./otel/attributes.js";
+export {
+  CLOSED_SPAN_EVENT,
+  PAYLOAD_CHARACTERS,
+  RUN_SPAN,
+  SPAN_ATTRIBUTES,
+  SUPERSEDED_SPAN_EVENT,
+} from "./otel/attributes.js";

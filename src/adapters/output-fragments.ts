@@ -7,10 +7,7 @@ const PIECES = 3;
 
 /** The fragments of an output: its reasoning as ReasoningDeltas, then its text, each in a few pieces. */
 function fragmentsOf(output: ModelOutput): Fragment[] {
-  return [
-    ...piecesOf(output.reasoning ?? "").map((piece) => new ReasoningDelta(piece)),
-    ...piecesOf(output.content),
-  ];
+  return [...piecesOf(output.reasoning ?? "").map((piece) => new ReasoningDelta(piece)), ...piecesOf(output.content)];
 }
 
 /** Yield the fragments of an output, then the output itself. */

@@ -88,7 +88,10 @@ export function sourceType<S extends z.ZodRawShape = NoFields, P extends Element
 }
 
 /** Declare a Reference type of your own, such as a document, with the zod `fields` it adds to its parent's. */
-export function referenceType<S extends z.ZodRawShape = NoFields, P extends ElementType<Reference, any> = typeof Reference>(
+export function referenceType<
+  S extends z.ZodRawShape = NoFields,
+  P extends ElementType<Reference, any> = typeof Reference,
+>(
   name: string,
   fields: S = {} as S,
   parent: P = Reference as unknown as P,

@@ -64,7 +64,10 @@ export interface TaskInput extends Input {
   expects: Record<string, JsonValue> | null;
 }
 /** The input that a ToolDelegation hands off: one call of the parent's model, heading a task's stream. */
-export const TaskInput = eventType<TaskInput, { payload: JsonValue; model?: string | null; callId: string; expects?: Record<string, JsonValue> | null }>(
+export const TaskInput = eventType<
+  TaskInput,
+  { payload: JsonValue; model?: string | null; callId: string; expects?: Record<string, JsonValue> | null }
+>(
   "task-input",
   Input.schema.extend({ callId: z.string(), expects: z.record(z.string(), z.json()).nullable().default(null) }),
   Input,
@@ -164,7 +167,10 @@ export interface Failure extends Event {
   callId: string | null;
 }
 /** A step that failed: the error's class name and message; the turn stops there. */
-export const Failure = eventType<Failure, { error: string; message: string; retryable?: boolean; callId?: string | null }>(
+export const Failure = eventType<
+  Failure,
+  { error: string; message: string; retryable?: boolean; callId?: string | null }
+>(
   "failure",
   z.object({
     error: z.string(),
@@ -183,9 +189,16 @@ export interface Request extends Event {
   schema: Record<string, JsonValue> | null;
 }
 /** A question the agent asks the user mid-turn; the turn waits for its Response. */
-export const Request = eventType<Request, { requestId: string; text: string; schema?: Record<string, JsonValue> | null }>(
+export const Request = eventType<
+  Request,
+  { requestId: string; text: string; schema?: Record<string, JsonValue> | null }
+>(
   "request",
-  z.object({ requestId: z.string(), text: z.string(), schema: z.record(z.string(), z.json()).nullable().default(null) }),
+  z.object({
+    requestId: z.string(),
+    text: z.string(),
+    schema: z.record(z.string(), z.json()).nullable().default(null),
+  }),
   Event,
   "model",
 );
@@ -205,5 +218,13 @@ export const Response = eventType<Response, { requestId: string; payload: JsonVa
 
 /** The event types every registry knows. */
 export const CORE_EVENT_TYPES: readonly EventType<any, any>[] = [
-  Input, TaskInput, ModelOutput, ToolOutput, Reopened, Compaction, Failure, Request, Response,
+  Input,
+  TaskInput,
+  ModelOutput,
+  ToolOutput,
+  Reopened,
+  Compaction,
+  Failure,
+  Request,
+  Response,
 ];

@@ -8,10 +8,31 @@ export type { Kind } from "./kinds.js";
 export { Element, Source, Reference, sourceType, referenceType } from "./elements.js";
 export type { ElementFields, ElementType } from "./elements.js";
 export {
-  MAIN, Event, Input, TaskInput, ModelOutput, ToolOutput, Reopened, Compaction, Failure, Request, Response,
-  CORE_EVENT_TYPES, defineEventType,
+  MAIN,
+  Event,
+  Input,
+  TaskInput,
+  ModelOutput,
+  ToolOutput,
+  Reopened,
+  Compaction,
+  Failure,
+  Request,
+  Response,
+  CORE_EVENT_TYPES,
+  defineEventType,
 } from "./events.js";
-export type { Actor, Stream, EventHeader, EventInit, EventType, ToolCall, CitedNumber, Marker, Usage } from "./events.js";
+export type {
+  Actor,
+  Stream,
+  EventHeader,
+  EventInit,
+  EventType,
+  ToolCall,
+  CitedNumber,
+  Marker,
+  Usage,
+} from "./events.js";
 export type { StoredEvent, LogEntry } from "./stored.js";
 export { EventTypes, encode } from "./registry.js";
 export { Trace, turnStarts, inserted } from "./trace.js";

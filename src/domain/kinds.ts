@@ -56,5 +56,8 @@ export function callableKind<T extends { type: string }, M extends (...args: any
 
 /** Lower-case a class-style name to kebab case: "ModelOutput" becomes "model-output". */
 export function kebabCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").replace(/([A-Z])([A-Z][a-z])/g, "$1-$2").toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .replace(/([A-Z])([A-Z][a-z])/g, "$1-$2")
+    .toLowerCase();
 }

@@ -19,7 +19,9 @@ export function encode(event: Event): StoredEvent {
   try {
     json = JSON.parse(JSON.stringify(payload)) as JsonObject;
   } catch (cause) {
-    throw new ValueError(`Event "${event.type}" has a payload that is not JSON-serialisable: ${String(cause)}`, { cause });
+    throw new ValueError(`Event "${event.type}" has a payload that is not JSON-serialisable: ${String(cause)}`, {
+      cause,
+    });
   }
   return {
     type: event.type,
@@ -63,7 +65,16 @@ export class EventTypes {
     }
     const fields = parse(type.schema, stored.payload, `event "${stored.type}"`);
     if (Array.isArray(fields.elements)) fields.elements = fields.elements.map((element) => this.decodeElement(element));
-    return { ...fields, type: stored.type, stream: stored.stream, actor: stored.actor, origin: stored.origin, seq: stored.seq, ts: stored.ts, version: stored.version };
+    return {
+      ...fields,
+      type: stored.type,
+      stream: stored.stream,
+      actor: stored.actor,
+      origin: stored.origin,
+      seq: stored.seq,
+      ts: stored.ts,
+      version: stored.version,
+    };
   }
 
   /** Check one element against its registered type. */

@@ -47,13 +47,17 @@ export class Trace {
 
   /** The trace of one stream. */
   stream(name: Stream): Trace {
-    return new Trace(this.entries.filter((entry) => entry.event.stream === name), this.thread);
+    return new Trace(
+      this.entries.filter((entry) => entry.event.stream === name),
+      this.thread,
+    );
   }
 
   /** The trace up to (not including) the event at `index`; its thread is cut at the same position. */
   before(index: number): Trace {
     const cut = this.entries[index]?.position;
-    const thread = cut === undefined ? this.thread : new Trace(this.thread.entries.filter((entry) => entry.position < cut));
+    const thread =
+      cut === undefined ? this.thread : new Trace(this.thread.entries.filter((entry) => entry.position < cut));
     return new Trace(this.entries.slice(0, index), thread === this ? undefined : thread);
   }
 

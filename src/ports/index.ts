@@ -1,9 +1,23 @@
 /** soev-agents/ports: the protocols at which the framework reaches outside the process. */
 export {
-  TransientError, InvalidQueryError, ResourceUnavailableError,
-  LeaseHeldError, LeaseExpiredError, SealedEventError, StreamMovedError,
+  TransientError,
+  InvalidQueryError,
+  ResourceUnavailableError,
+  LeaseHeldError,
+  LeaseExpiredError,
+  SealedEventError,
+  StreamMovedError,
 } from "./errors.js";
-export { SystemMessage, UserMessage, AssistantMessage, ToolResult, TextPart, ImagePart, ToolDef, messageClass } from "./messages.js";
+export {
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolResult,
+  TextPart,
+  ImagePart,
+  ToolDef,
+  messageClass,
+} from "./messages.js";
 export type { Message, ContentPart } from "./messages.js";
 export { ChatRequest, IMAGE_CHARACTERS } from "./request.js";
 export { ReasoningDelta, preparesRequests } from "./model.js";

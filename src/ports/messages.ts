@@ -64,7 +64,12 @@ export const UserMessage = (content: string | ContentPart[]): UserMessage => ({ 
 export const AssistantMessage = (
   content: string,
   options: { toolCalls?: ToolCall[]; reasoning?: string | null } = {},
-): AssistantMessage => ({ role: "assistant", content, toolCalls: options.toolCalls ?? [], reasoning: options.reasoning ?? null });
+): AssistantMessage => ({
+  role: "assistant",
+  content,
+  toolCalls: options.toolCalls ?? [],
+  reasoning: options.reasoning ?? null,
+});
 /** Make a tool result. */
 export const ToolResult = (toolCallId: string, content: string): ToolResult => ({ role: "tool", toolCallId, content });
 /** Make a text part. */
@@ -81,7 +86,12 @@ export const ToolDef = (
   fields: Pick<ToolDef, "name" | "description" | "parameters"> & Partial<Pick<ToolDef, "elements" | "results">>,
 ): ToolDef => ({ elements: {}, results: [], ...fields });
 
-const CLASS_NAMES = { system: "SystemMessage", user: "UserMessage", assistant: "AssistantMessage", tool: "ToolResult" } as const;
+const CLASS_NAMES = {
+  system: "SystemMessage",
+  user: "UserMessage",
+  assistant: "AssistantMessage",
+  tool: "ToolResult",
+} as const;
 
 /** The reference's class name of a message, such as "SystemMessage", for printing and for the request hash. */
 export function messageClass(message: Message): (typeof CLASS_NAMES)[Message["role"]] {

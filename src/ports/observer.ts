@@ -11,7 +11,14 @@ export interface Observer {
   /** Wrap one run of a thread; the calls of the run arrive while `body` runs. */
   run?<T>(threadId: string, agent: string | null, opening: Input | null, body: () => Promise<T>): Promise<T>;
   /** Take the start of one model or tool call, before it runs. */
-  call?(threadId: string, stream: string, node: string | null, kind: CallKind, name: string, callId: string | null): void;
+  call?(
+    threadId: string,
+    stream: string,
+    node: string | null,
+    kind: CallKind,
+    name: string,
+    callId: string | null,
+  ): void;
   /** End what the observer still has open. */
   close?(): void | Promise<void>;
 }

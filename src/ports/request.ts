@@ -22,8 +22,12 @@ export class ChatRequest {
    * JSON, and each offered tool's name, description and schema as JSON. An image counts 6,000.
    */
   get characters(): number {
-    return (this.memo.characters ??= this.messages.reduce((sum, message) => sum + messageCharacters(message), 0) +
-      this.tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length, 0));
+    return (this.memo.characters ??=
+      this.messages.reduce((sum, message) => sum + messageCharacters(message), 0) +
+      this.tools.reduce(
+        (sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length,
+        0,
+      ));
   }
 
   /** The SHA-256 of this request as canonical JSON (sorted keys, no whitespace, classes named, bytes as base64). */
@@ -60,8 +64,11 @@ function messageCharacters(message: Message): number {
         ? message.content.length
         : message.content.reduce((sum, part) => sum + (part.kind === "text" ? part.text.length : IMAGE_CHARACTERS), 0);
     case "assistant":
-      return message.content.length + (message.reasoning?.length ?? 0) +
-        message.toolCalls.reduce((sum, call) => sum + call.name.length + JSON.stringify(call.arguments).length, 0);
+      return (
+        message.content.length +
+        (message.reasoning?.length ?? 0) +
+        message.toolCalls.reduce((sum, call) => sum + call.name.length + JSON.stringify(call.arguments).length, 0)
+      );
     default:
       return message.content.length;
   }

@@ -27,9 +27,12 @@ export class Budget {
 
   constructor(options: BudgetOptions = {}) {
     const settings = { ...BUDGET_DEFAULTS, ...options };
-    if (!Number.isInteger(settings.passes) || settings.passes < 0) throw new ValueError(`passes must be a whole number of at least 0, not ${settings.passes}.`);
+    if (!Number.isInteger(settings.passes) || settings.passes < 0)
+      throw new ValueError(`passes must be a whole number of at least 0, not ${settings.passes}.`);
     if (!Number.isInteger(settings.toolRoundsAfterCap) || settings.toolRoundsAfterCap < 0) {
-      throw new ValueError(`toolRoundsAfterCap must be a whole number of at least 0, not ${settings.toolRoundsAfterCap}.`);
+      throw new ValueError(
+        `toolRoundsAfterCap must be a whole number of at least 0, not ${settings.toolRoundsAfterCap}.`,
+      );
     }
     this.passes = settings.passes;
     this.toolRoundsAfterCap = settings.toolRoundsAfterCap;
@@ -38,7 +41,9 @@ export class Budget {
 
   /** The tool-calling model outputs that count, in the running turn of a stream's trace. */
   counted(trace: Trace): ModelOutput[] {
-    return countedEvents(trace.events, this.resetsOnAnswer).filter((event): event is ModelOutput => ModelOutput.is(event) && event.toolCalls.length > 0);
+    return countedEvents(trace.events, this.resetsOnAnswer).filter(
+      (event): event is ModelOutput => ModelOutput.is(event) && event.toolCalls.length > 0,
+    );
   }
 
   /** Whether the calls of `output` (a tool-calling output of the running turn) are past the cap and do not run. */

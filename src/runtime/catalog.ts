@@ -67,7 +67,9 @@ export class AgentCatalog {
   async open(agent: string, input: Input, options: { threadId?: string } = {}): Promise<[Thread, Input]> {
     accepted(this.agent(agent).input, input);
     const threadId = options.threadId ?? randomUUID();
-    const [stored] = await this.store.append(threadId, [encode(this.opening(agent, input))], { expected: { [input.stream]: 0 } });
+    const [stored] = await this.store.append(threadId, [encode(this.opening(agent, input))], {
+      expected: { [input.stream]: 0 },
+    });
     return [new Thread(this, threadId, agent), this.types(agent).decode(stored!) as Input];
   }
 
@@ -81,7 +83,8 @@ export class AgentCatalog {
   /** The name of the agent a thread was opened with: the origin of its first input. */
   async agentOf(threadId: string): Promise<string> {
     for await (const entry of this.store.read(threadId)) {
-      if (entry.event.type === "input" && entry.event.origin && this.agents.has(entry.event.origin)) return entry.event.origin;
+      if (entry.event.type === "input" && entry.event.origin && this.agents.has(entry.event.origin))
+        return entry.event.origin;
     }
     throw new UnknownThreadError(`No thread "${threadId}" of this catalog's agents is in the store.`);
   }
@@ -99,7 +102,10 @@ export class AgentCatalog {
     const opening = trace.stream(stream).events.findLast((event): event is Input => Input.is(event));
     if (!opening) throw new UnknownThreadError(`Thread "${threadId}" has no input on stream "${stream}" to run.`);
     if (TaskInput.is(opening)) {
-      return taskGraph(trace, opening, (parent, before) => this.graphFor(threadId, agent, before, parent), { threadId, agent });
+      return taskGraph(trace, opening, (parent, before) => this.graphFor(threadId, agent, before, parent), {
+        threadId,
+        agent,
+      });
     }
     const [, turn] = accepted(this.agent(agent).input, opening);
     return this.agent(agent).build(await this.resourcesOf({ threadId, agent }), turn, opening.model);

@@ -47,7 +47,8 @@ export function parseMarkers(text: string): { content: string; markers: ParsedMa
 
 function strategy(open: string, close: string): CitationStrategy {
   const write = (number: number): string => {
-    if (!Number.isInteger(number) || number < 1) throw new ValueError(`An element number is a whole number of at least 1, not ${number}.`);
+    if (!Number.isInteger(number) || number < 1)
+      throw new ValueError(`An element number is a whole number of at least 1, not ${number}.`);
     return `${open}${number}${close}`;
   };
   return Object.freeze({
@@ -68,7 +69,11 @@ export const FULLWIDTH: CitationStrategy = strategy("【", "】");
  * numbering: `source` is the real id of the Source (citable element) the number names, else null (a
  * Reference, or a number that names nothing), so a false citation stays visible as data.
  */
-export function readMarkers(text: string, citations: CitationStrategy, numbering: Numbering): { content: string; markers: Marker[] } {
+export function readMarkers(
+  text: string,
+  citations: CitationStrategy,
+  numbering: Numbering,
+): { content: string; markers: Marker[] } {
   const { content, markers } = citations.parse(text);
   return {
     content,

@@ -27,7 +27,8 @@ export class Graph {
   /** Add the edge out of `from`. A node without an edge ends the turn after it. */
   addEdge(from: string, to: Route): this {
     if (!this.nodes.has(from)) throw new ValueError(`No node "${from}" to add an edge from; add the node first.`);
-    if (typeof to === "string" && to !== END && !this.nodes.has(to)) throw new ValueError(`No node "${to}" to add an edge to.`);
+    if (typeof to === "string" && to !== END && !this.nodes.has(to))
+      throw new ValueError(`No node "${to}" to add an edge to.`);
     this.edges.set(from, to);
     return this;
   }
@@ -66,7 +67,8 @@ export class Graph {
   next(node: string, trace: Trace): string {
     const route = this.edges.get(node);
     const target = route === undefined ? END : typeof route === "string" ? route : route(trace);
-    if (target !== END && !this.nodes.has(target)) throw new ValueError(`The edge out of "${node}" went to "${target}", which is no node.`);
+    if (target !== END && !this.nodes.has(target))
+      throw new ValueError(`The edge out of "${node}" went to "${target}", which is no node.`);
     return target;
   }
 }

@@ -43,7 +43,17 @@ export { replay } from "./replay.js";
 export type { ReplayedCall } from "./replay.js";
 export { InputDeniedError, UnknownThreadError, GraphError } from "./errors.js";
 export type {
-  Tool, Limit, ToolCallContext, CitationStrategy, ParsedMarker, ModelContext, ContextBuilder, Show, Step, StepContext, Work,
+  Tool,
+  Limit,
+  ToolCallContext,
+  CitationStrategy,
+  ParsedMarker,
+  ModelContext,
+  ContextBuilder,
+  Show,
+  Step,
+  StepContext,
+  Work,
 } from "./contracts.js";
 export type { Delegation, TaskStep } from "./contracts.js";
 export { checkGraph } from "./check.js";

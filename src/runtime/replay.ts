@@ -26,11 +26,16 @@ interface Rebuilds extends Step {
  * graph of the turn that an input opened; a task's stream gets the graph of the delegation that handed it
  * off, found in the graph of the stream that called it. Nothing is called: the context builder is a pure function.
  */
-export async function replay(events: readonly Event[], buildGraph: (input: Input) => Graph | Promise<Graph>): Promise<ReplayedCall[]> {
+export async function replay(
+  events: readonly Event[],
+  buildGraph: (input: Input) => Graph | Promise<Graph>,
+): Promise<ReplayedCall[]> {
   const trace = Trace.of(events);
   const graphOf = async (stream: string, before: Trace): Promise<Graph> => {
     const opening = before.stream(stream).events.findLast((candidate): candidate is Input => Input.is(candidate))!;
-    return TaskInput.is(opening) ? taskGraph(before, opening, graphOf, { threadId: "", agent: null }) : buildGraph(opening);
+    return TaskInput.is(opening)
+      ? taskGraph(before, opening, graphOf, { threadId: "", agent: null })
+      : buildGraph(opening);
   };
   const graphs = new Map<Input, Graph>();
   const calls: ReplayedCall[] = [];
@@ -45,9 +50,10 @@ export async function replay(events: readonly Event[], buildGraph: (input: Input
     if (!graphs.has(opening)) graphs.set(opening, await graphOf(event.stream, before));
     const graph = graphs.get(opening)!;
     const step = graph.has(event.origin) ? graph.step(event.origin) : undefined;
-    const request = step && rebuilds(step)
-      ? step.rebuild({ threadId: "", agent: null, stream: event.stream, node: event.origin, trace: before }).request
-      : null;
+    const request =
+      step && rebuilds(step)
+        ? step.rebuild({ threadId: "", agent: null, stream: event.stream, node: event.origin, trace: before }).request
+        : null;
     calls.push({ output: event, request, matches: request !== null && request.hash === event.requestHash });
   }
   return calls;

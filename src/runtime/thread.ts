@@ -38,13 +38,22 @@ export class Thread {
   async resume(options: ResumeOptions = {}): Promise<Trace> {
     const { store, observer } = this.catalog;
     const lease = await store.acquire(this.id, { owner: `local-${randomUUID()}`, ttl: LEASE_SECONDS });
-    const renewal = setInterval(() => void store.renew(lease, { ttl: LEASE_SECONDS }).catch(() => undefined), (LEASE_SECONDS * 1000) / 3);
+    const renewal = setInterval(
+      () => void store.renew(lease, { ttl: LEASE_SECONDS }).catch(() => undefined),
+      (LEASE_SECONDS * 1000) / 3,
+    );
     renewal.unref();
     try {
       const trace = await this.trace();
       const graph = await this.catalog.graphFor(this.id, this.agent, trace);
       checkGraph(graph);
-      const recorder = { store, types: this.catalog.types(this.agent), threadId: this.id, lease, version: this.catalog.version };
+      const recorder = {
+        store,
+        types: this.catalog.types(this.agent),
+        threadId: this.id,
+        lease,
+        version: this.catalog.version,
+      };
       const run = () => runTurn(recorder, graph, { agent: this.agent, observer, ...options });
       const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
       return observer?.run ? await observer.run(this.id, this.agent, opening, run) : await run();

@@ -3,12 +3,23 @@
  * client. The workflow id derives from the thread id, so Temporal refuses a second turn while one runs.
  */
 import { randomUUID } from "node:crypto";
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from "@temporalio/client";
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from "@temporalio/client";
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from "@temporalio/common";
 import { ValueError } from "../domain/errors.js";
 import {
-  DEFAULT_TASK_QUEUE, TURN_WORKFLOW, shortened, workflowIdOf,
-  type TurnArgument, type TurnInput, type TurnResult, type TurnSettings,
+  DEFAULT_TASK_QUEUE,
+  TURN_WORKFLOW,
+  shortened,
+  workflowIdOf,
+  type TurnArgument,
+  type TurnInput,
+  type TurnResult,
+  type TurnSettings,
 } from "./contract.js";
 import { TurnRunningError } from "./errors.js";
 import { turnSearchAttributes } from "./search-attributes.js";
@@ -44,8 +55,14 @@ export async function startTurn(client: Client, options: StartTurnOptions): Prom
   if (!options.agent) throw new ValueError("startTurn needs the agent's name.");
   const threadId = options.threadId ?? randomUUID();
   const workflowId = workflowIdOf(threadId);
-  const argument: TurnArgument = { agent: options.agent, threadId, input: options.input, ...(options.settings ? { settings: options.settings } : {}) };
-  const text = typeof options.input.payload === "string" ? options.input.payload : JSON.stringify(options.input.payload);
+  const argument: TurnArgument = {
+    agent: options.agent,
+    threadId,
+    input: options.input,
+    ...(options.settings ? { settings: options.settings } : {}),
+  };
+  const text =
+    typeof options.input.payload === "string" ? options.input.payload : JSON.stringify(options.input.payload);
   let workflow: WorkflowHandleWithFirstExecutionRunId;
   try {
     workflow = await client.workflow.start(TURN_WORKFLOW, {

@@ -21,9 +21,13 @@ export interface FunctionModelOptions {
 export class FunctionModel extends RecordingModel {
   private readonly ids = new CallIds();
 
-  constructor(private readonly compute: ModelFunction, options: FunctionModelOptions = {}) {
+  constructor(
+    private readonly compute: ModelFunction,
+    options: FunctionModelOptions = {},
+  ) {
     super(options.name ?? "function", "FunctionModel");
-    if (typeof compute !== "function") throw new ValueError("FunctionModel needs a function from a request to an output.");
+    if (typeof compute !== "function")
+      throw new ValueError("FunctionModel needs a function from a request to an output.");
   }
 
   protected async reply(request: ChatRequest, call: ModelCall): Promise<ScriptedReply> {

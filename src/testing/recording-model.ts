@@ -22,7 +22,8 @@ export abstract class RecordingModel implements ChatModel, PreparesRequests {
   readonly models: (string | null)[] = [];
 
   protected constructor(name: string, kind: string) {
-    if (typeof name !== "string" || name === "") throw new ValueError(`${kind} needs a non-empty name, such as "scripted".`);
+    if (typeof name !== "string" || name === "")
+      throw new ValueError(`${kind} needs a non-empty name, such as "scripted".`);
     this.model = name;
   }
 

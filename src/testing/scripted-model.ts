@@ -23,11 +23,13 @@ export class ScriptedModel extends RecordingModel {
 
   constructor(outputs: readonly (ScriptedOutput | Error)[], options: ScriptedModelOptions = {}) {
     super(options.name ?? "scripted", "ScriptedModel");
-    if (!Array.isArray(outputs)) throw new ValueError("ScriptedModel needs a list of outputs, one for each model call.");
+    if (!Array.isArray(outputs))
+      throw new ValueError("ScriptedModel needs a list of outputs, one for each model call.");
     const ids = new CallIds();
     ids.take(outputs.flatMap((output) => (output instanceof Error ? [] : namedIds(output))));
     this.script = outputs.map((output, index) =>
-      output instanceof Error ? output : scriptedReply(output, ids, `Output ${index + 1} of the ScriptedModel script`));
+      output instanceof Error ? output : scriptedReply(output, ids, `Output ${index + 1} of the ScriptedModel script`),
+    );
   }
 
   /** The outputs not yet replayed. */
@@ -38,12 +40,14 @@ export class ScriptedModel extends RecordingModel {
   protected reply(_request: ChatRequest, call: ModelCall): Promise<ScriptedReply> {
     const next = this.script[call.index];
     if (next === undefined) {
-      return Promise.reject(new ScriptExhaustedError(
-        `ScriptedModel had ${this.script.length} output${this.script.length === 1 ? "" : "s"} and replayed them all: ` +
-        `call ${call.index + 1} has none. Add an output for each model call the test expects, ` +
-        "or look at the last of `requests` to see why the model was called again.",
-        { details: { outputs: this.script.length, call: call.index + 1 } },
-      ));
+      return Promise.reject(
+        new ScriptExhaustedError(
+          `ScriptedModel had ${this.script.length} output${this.script.length === 1 ? "" : "s"} and replayed them all: ` +
+            `call ${call.index + 1} has none. Add an output for each model call the test expects, ` +
+            "or look at the last of `requests` to see why the model was called again.",
+          { details: { outputs: this.script.length, call: call.index + 1 } },
+        ),
+      );
     }
     return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
   }

@@ -53,7 +53,8 @@ export class CallIds {
   /** The next free id. */
   next(): string {
     let id: string;
-    do id = `call_${++this.count}`; while (this.taken.has(id));
+    do id = `call_${++this.count}`;
+    while (this.taken.has(id));
     this.taken.add(id);
     return id;
   }
@@ -66,15 +67,21 @@ export function namedIds(output: ScriptedOutput): string[] {
 
 /** Check a scripted output and complete it. `where` names it in errors, such as "output 2 of the script". */
 export function scriptedReply(output: ScriptedOutput, ids: CallIds, where: string): ScriptedReply {
-  if (typeof output === "string") return { content: output, toolCalls: [], reasoning: null, finishReason: "stop", usage: null, model: null };
+  if (typeof output === "string")
+    return { content: output, toolCalls: [], reasoning: null, finishReason: "stop", usage: null, model: null };
   if (output === null || typeof output !== "object") {
     throw new ValueError(`${where} must be a string or part of a ModelOutput, not ${JSON.stringify(output)}.`);
   }
-  if (output.content !== undefined && typeof output.content !== "string") throw new ValueError(`${where} has content that is not a string.`);
+  if (output.content !== undefined && typeof output.content !== "string")
+    throw new ValueError(`${where} has content that is not a string.`);
   if ((output.markers ?? []).length > 0) {
-    throw new ValueError(`${where} has markers: write them in the content instead, such as "Four times a year [2].", and the runtime cuts them.`);
+    throw new ValueError(
+      `${where} has markers: write them in the content instead, such as "Four times a year [2].", and the runtime cuts them.`,
+    );
   }
-  const toolCalls = (output.toolCalls ?? []).map((call, index) => toolCallOf(call, ids, `${where}, tool call ${index + 1}`));
+  const toolCalls = (output.toolCalls ?? []).map((call, index) =>
+    toolCallOf(call, ids, `${where}, tool call ${index + 1}`),
+  );
   return {
     content: output.content ?? "",
     toolCalls,
@@ -86,10 +93,15 @@ export function scriptedReply(output: ScriptedOutput, ids: CallIds, where: strin
 }
 
 function toolCallOf(call: ScriptedToolCall, ids: CallIds, where: string): ToolCall {
-  if (typeof call?.name !== "string" || call.name === "") throw new ValueError(`${where} needs the name of the tool it calls.`);
+  if (typeof call?.name !== "string" || call.name === "")
+    throw new ValueError(`${where} needs the name of the tool it calls.`);
   const args = call.arguments ?? {};
   if (typeof args !== "string" && (args === null || typeof args !== "object" || Array.isArray(args))) {
     throw new ValueError(`${where} has arguments that are neither an object nor the text of one.`);
   }
-  return { id: call.id || ids.next(), name: call.name, arguments: typeof args === "string" ? parseToolArguments(args) : structuredClone(args) };
+  return {
+    id: call.id || ids.next(),
+    name: call.name,
+    arguments: typeof args === "string" ? parseToolArguments(args) : structuredClone(args),
+  };
 }

@@ -2,16 +2,32 @@ import { describe, expect, it } from "vitest";
 import { DemoModel, bestSource, sourcesIn } from "../../src/adapters/demo-model.js";
 import { ModelOutput } from "../../src/domain/events.js";
 import {
-  AssistantMessage, ChatRequest, ReasoningDelta, SystemMessage, TextPart, ToolDef, ToolResult, UserMessage, type Fragment,
+  AssistantMessage,
+  ChatRequest,
+  ReasoningDelta,
+  SystemMessage,
+  TextPart,
+  ToolDef,
+  ToolResult,
+  UserMessage,
+  type Fragment,
 } from "../../src/ports/index.js";
 
 const QUESTION = "How often can I have bulky waste picked up, and what does it cost?";
 const SEARCH = ToolDef({
   name: "search",
   description: "Search the town documents for passages.",
-  parameters: { type: "object", properties: { limit: { type: "integer" }, query: { type: "string", minLength: 1 } }, required: ["query"] },
+  parameters: {
+    type: "object",
+    properties: { limit: { type: "integer" }, query: { type: "string", minLength: 1 } },
+    required: ["query"],
+  },
 });
-const READ = ToolDef({ name: "read_document", description: "Read a document.", parameters: { type: "object", properties: { document: { type: "string" } } } });
+const READ = ToolDef({
+  name: "read_document",
+  description: "Read a document.",
+  parameters: { type: "object", properties: { document: { type: "string" } } },
+});
 
 // What the model read as the result of its first search in tutorial 2.
 const RESULT = `<document id="1" title="Waste collection">
@@ -22,7 +38,10 @@ const RESULT = `<document id="1" title="Waste collection">
 describe("DemoModel", () => {
   it("calls the first offered tool with the question's words as its first string argument", async () => {
     const model = new DemoModel();
-    const request = new ChatRequest([SystemMessage("You are the assistant of the town."), UserMessage(QUESTION)], [SEARCH, READ]);
+    const request = new ChatRequest(
+      [SystemMessage("You are the assistant of the town."), UserMessage(QUESTION)],
+      [SEARCH, READ],
+    );
 
     const output = await model.complete(request, { model: "gpt-anything" });
 
@@ -32,14 +51,22 @@ describe("DemoModel", () => {
       arguments: { query: "How often can I have bulky waste picked up and what does it cost" },
     });
     expect(output.toolCalls[0]?.id).toMatch(/^call_[0-9a-f]{16}$/);
-    expect(output).toMatchObject({ finishReason: "tool_calls", model: "offline-demo", requestHash: request.hash, promptCharacters: request.characters });
+    expect(output).toMatchObject({
+      finishReason: "tool_calls",
+      model: "offline-demo",
+      requestHash: request.hash,
+      promptCharacters: request.characters,
+    });
     expect(output.content).toMatch(/offline demo model/);
   });
 
   it("quotes the passage that best matches the question, with its cite marker after the quote", async () => {
     const model = new DemoModel();
     const call = { id: "call_1", name: "search", arguments: { query: "bulky waste" } };
-    const request = new ChatRequest([UserMessage(QUESTION), AssistantMessage("", { toolCalls: [call] }), ToolResult("call_1", RESULT)], [SEARCH]);
+    const request = new ChatRequest(
+      [UserMessage(QUESTION), AssistantMessage("", { toolCalls: [call] }), ToolResult("call_1", RESULT)],
+      [SEARCH],
+    );
 
     const output = await model.complete(request);
 
@@ -47,21 +74,36 @@ describe("DemoModel", () => {
     expect(output.finishReason).toBe("stop");
     expect(output.content).toContain("offline demo model");
     expect(output.content).toContain("shares the most words with your question");
-    expect(output.content).toMatch(/"Bulky waste, such as furniture, is picked up after an appointment\. .* Each extra pickup costs 25 euros\." \[2\]$/);
+    expect(output.content).toMatch(
+      /"Bulky waste, such as furniture, is picked up after an appointment\. .* Each extra pickup costs 25 euros\." \[2\]$/,
+    );
   });
 
   it("answers a follow-up from the passages read for it, after searching again", async () => {
     const model = new DemoModel();
-    const first = [UserMessage(QUESTION), AssistantMessage("", { toolCalls: [{ id: "c1", name: "search", arguments: {} }] }), ToolResult("c1", RESULT), AssistantMessage("…")];
+    const first = [
+      UserMessage(QUESTION),
+      AssistantMessage("", { toolCalls: [{ id: "c1", name: "search", arguments: {} }] }),
+      ToolResult("c1", RESULT),
+      AssistantMessage("…"),
+    ];
     const followUp = UserMessage([TextPart("And how much is a parking permit?")]);
 
     const search = await model.complete(new ChatRequest([...first, followUp], [SEARCH]));
     expect(search.toolCalls[0]?.arguments).toEqual({ query: "And how much is a parking permit" });
 
     const parking = `<document id="4" title="Parking"><passage id="5" cite="[5]">A resident parking permit costs 120 euros a year.</passage></document>`;
-    const answer = await model.complete(new ChatRequest([
-      ...first, followUp, AssistantMessage("", { toolCalls: [{ id: "c2", name: "search", arguments: {} }] }), ToolResult("c2", parking),
-    ], [SEARCH]));
+    const answer = await model.complete(
+      new ChatRequest(
+        [
+          ...first,
+          followUp,
+          AssistantMessage("", { toolCalls: [{ id: "c2", name: "search", arguments: {} }] }),
+          ToolResult("c2", parking),
+        ],
+        [SEARCH],
+      ),
+    );
     expect(answer.content).toMatch(/"A resident parking permit costs 120 euros a year\." \[5\]$/);
   });
 
@@ -98,7 +140,11 @@ describe("sourcesIn and bestSource", () => {
   });
 
   it("prefers the source with the most shared topic words, the first read on a tie", () => {
-    const sources = [{ cite: "[1]", text: "Dogs are taxed." }, { cite: "[2]", text: "Dog tax is 100 euros a year." }, { cite: "[3]", text: "The dog tax is paid yearly." }];
+    const sources = [
+      { cite: "[1]", text: "Dogs are taxed." },
+      { cite: "[2]", text: "Dog tax is 100 euros a year." },
+      { cite: "[3]", text: "The dog tax is paid yearly." },
+    ];
     expect(bestSource("What is the dog tax?", sources)?.cite).toBe("[2]");
     expect(bestSource("What is it?", sources)).toBeNull();
   });

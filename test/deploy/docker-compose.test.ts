@@ -21,7 +21,10 @@ interface Service {
   volumes?: string[];
 }
 
-const compose = parse(read("docker-compose.yml")) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+const compose = parse(read("docker-compose.yml")) as {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+};
 const services = compose.services;
 
 function service(name: string): Service {
@@ -34,7 +37,9 @@ function service(name: string): Service {
 function environment(name: string): Record<string, string> {
   const value = service(name).environment ?? {};
   if (Array.isArray(value)) {
-    return Object.fromEntries(value.map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+    return Object.fromEntries(
+      value.map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+    );
   }
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, String(item)]));
 }
@@ -49,7 +54,9 @@ function published(name: string): Map<string, string> {
 function dependencies(name: string): Record<string, string> {
   const value = service(name).depends_on ?? [];
   if (Array.isArray(value)) return Object.fromEntries(value.map((dependency) => [dependency, "service_started"]));
-  return Object.fromEntries(Object.entries(value).map(([dependency, spec]) => [dependency, spec.condition ?? "service_started"]));
+  return Object.fromEntries(
+    Object.entries(value).map(([dependency, spec]) => [dependency, spec.condition ?? "service_started"]),
+  );
 }
 
 function readmeSection(title: string): string {
@@ -65,7 +72,13 @@ describe("docker-compose.yml", () => {
     const section = readmeSection("Production with docker-compose");
     const listed = [...section.matchAll(/^\| `([a-z-]+)`/gm)].map((match) => match[1]);
     expect(listed.sort()).toEqual(Object.keys(services).sort());
-    expect(Object.keys(services).sort()).toEqual(["temporal", "temporal-postgresql", "temporal-ui", "trace-postgresql", "worker"]);
+    expect(Object.keys(services).sort()).toEqual([
+      "temporal",
+      "temporal-postgresql",
+      "temporal-ui",
+      "trace-postgresql",
+      "worker",
+    ]);
   });
 
   it("publishes every localhost port the README promises, on the service that serves it", () => {
@@ -136,7 +149,8 @@ describe("docker-compose.yml", () => {
     for (const name of Object.keys(services)) {
       for (const [dependency, condition] of Object.entries(dependencies(name))) {
         expect(services, `${name} depends on ${dependency}`).toHaveProperty([dependency]);
-        if (condition === "service_healthy") expect(service(dependency).healthcheck?.test, `${dependency} healthcheck`).toBeDefined();
+        if (condition === "service_healthy")
+          expect(service(dependency).healthcheck?.test, `${dependency} healthcheck`).toBeDefined();
       }
     }
   });

@@ -35,7 +35,10 @@ describe("EventTypes.decode", () => {
   it("names a nested field of a type of the agent's own", () => {
     const Rating = defineEventType("rating", { scores: z.array(z.object({ stars: z.number().int() })) });
     const own = new EventTypes({ events: [Rating] });
-    const stored: StoredEvent = { ...encode(Rating({ scores: [{ stars: 5 }] })), payload: { scores: [{ stars: 5 }, { stars: "many" }] } };
+    const stored: StoredEvent = {
+      ...encode(Rating({ scores: [{ stars: 5 }] })),
+      payload: { scores: [{ stars: 5 }, { stars: "many" }] },
+    };
     const error = caught(() => own.decode(stored));
     expect(error.message).toMatch(/"rating".*field "scores\.1\.stars"/);
   });

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  type JsonValue, Event, Input, ModelOutput, Numbering, Reopened, Source, ToolOutput, Trace, defineEventType, inserted,
-  referenceType, sourceType, turnStarts,
+  type JsonValue,
+  Event,
+  Input,
+  ModelOutput,
+  Numbering,
+  Reopened,
+  Source,
+  ToolOutput,
+  Trace,
+  defineEventType,
+  inserted,
+  referenceType,
+  sourceType,
+  turnStarts,
 } from "../../src/domain/index.js";
 
 const Document = referenceType("document", { title: z.string() });
@@ -28,7 +40,16 @@ describe("event and element types", () => {
 
   it("fill the header and the defaults of a new event", () => {
     const output = ModelOutput({ content: "hi" });
-    expect(output).toMatchObject({ type: "model-output", stream: "main", actor: "model", origin: null, seq: null, ts: null, toolCalls: [], markers: [] });
+    expect(output).toMatchObject({
+      type: "model-output",
+      stream: "main",
+      actor: "model",
+      origin: null,
+      seq: null,
+      ts: null,
+      toolCalls: [],
+      markers: [],
+    });
   });
 
   it("refuse a type name that is not kebab case", () => {
@@ -66,18 +87,29 @@ describe("Trace", () => {
   });
 
   it("puts markers back where they were cut out", () => {
-    expect(inserted("Free four times a year. Extra costs 25 euros.", [[22, " [2]"], [44, " [2]"]])).toBe(
-      "Free four times a year [2]. Extra costs 25 euros [2].",
-    );
+    expect(
+      inserted("Free four times a year. Extra costs 25 euros.", [
+        [22, " [2]"],
+        [44, " [2]"],
+      ]),
+    ).toBe("Free four times a year [2]. Extra costs 25 euros [2].");
   });
 });
 
 describe("Numbering", () => {
   it("numbers elements in order of first appearance and never renumbers", () => {
-    const first = ToolOutput({ callId: "c1", elements: [Document({ id: "waste", title: "Waste" }), Passage({ id: "waste#2", ref: "waste", text: "x" })] });
-    const second = ToolOutput({ callId: "c2", elements: [Passage({ id: "waste#2", ref: "waste", text: "x" }), Document({ id: "parking", title: "Parking" })] });
+    const first = ToolOutput({
+      callId: "c1",
+      elements: [Document({ id: "waste", title: "Waste" }), Passage({ id: "waste#2", ref: "waste", text: "x" })],
+    });
+    const second = ToolOutput({
+      callId: "c2",
+      elements: [Passage({ id: "waste#2", ref: "waste", text: "x" }), Document({ id: "parking", title: "Parking" })],
+    });
     const numbering = new Numbering([first, second]);
-    expect([numbering.numberOf("waste"), numbering.numberOf("waste#2"), numbering.numberOf("parking")]).toEqual([1, 2, 3]);
+    expect([numbering.numberOf("waste"), numbering.numberOf("waste#2"), numbering.numberOf("parking")]).toEqual([
+      1, 2, 3,
+    ]);
     expect(numbering.element(3)?.id).toBe("parking");
     expect(numbering.source(2)).toBe("waste#2");
     expect(numbering.source(1)).toBeNull();
@@ -85,7 +117,9 @@ describe("Numbering", () => {
   });
 
   it("numbers the elements an input's payload holds", () => {
-    const payload = JSON.parse(JSON.stringify({ text: "see", attachments: [Passage({ id: "note", text: "n" })] })) as JsonValue;
+    const payload = JSON.parse(
+      JSON.stringify({ text: "see", attachments: [Passage({ id: "note", text: "n" })] }),
+    ) as JsonValue;
     const input = Input({ payload });
     expect(new Numbering([input]).numberOf("note")).toBe(1);
   });

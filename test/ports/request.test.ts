@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  AssistantMessage, ChatRequest, IMAGE_CHARACTERS, ImagePart, SystemMessage, TextPart, ToolDef, ToolResult, UserMessage,
+  AssistantMessage,
+  ChatRequest,
+  IMAGE_CHARACTERS,
+  ImagePart,
+  SystemMessage,
+  TextPart,
+  ToolDef,
+  ToolResult,
+  UserMessage,
   type Message,
 } from "../../src/ports/index.js";
 
@@ -12,7 +20,10 @@ function messages(): Message[] {
   return [
     SystemMessage("Answer briefly."),
     UserMessage([TextPart("What is this?"), ImagePart(PIXEL)]),
-    AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }], reasoning: "Think." }),
+    AssistantMessage("Let me look.", {
+      toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }],
+      reasoning: "Think.",
+    }),
     ToolResult("c1", "Dogs pay 100 euros."),
   ];
 }
@@ -22,10 +33,16 @@ describe("ChatRequest.characters", () => {
     const request = new ChatRequest(messages(), [SEARCH]);
     const expected =
       "Answer briefly.".length +
-      "What is this?".length + IMAGE_CHARACTERS +
-      "Let me look.".length + "Think.".length + "search".length + "{\"query\":\"dogs\"}".length +
+      "What is this?".length +
+      IMAGE_CHARACTERS +
+      "Let me look.".length +
+      "Think.".length +
+      "search".length +
+      '{"query":"dogs"}'.length +
       "Dogs pay 100 euros.".length +
-      "search".length + "Search.".length + "{\"type\":\"object\"}".length;
+      "search".length +
+      "Search.".length +
+      '{"type":"object"}'.length;
 
     expect(IMAGE_CHARACTERS).toBe(6_000);
     expect(request.characters).toBe(expected);
@@ -53,11 +70,23 @@ describe("ChatRequest.hash", () => {
   it("does not depend on the key order of tool parameters or call arguments", () => {
     const one = new ChatRequest(
       [AssistantMessage("", { toolCalls: [{ id: "c", name: "t", arguments: { a: 1, b: { x: [1, 2], y: null } } }] })],
-      [ToolDef({ name: "t", description: "d", parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "object" } } } })],
+      [
+        ToolDef({
+          name: "t",
+          description: "d",
+          parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "object" } } },
+        }),
+      ],
     );
     const other = new ChatRequest(
       [AssistantMessage("", { toolCalls: [{ name: "t", arguments: { b: { y: null, x: [1, 2] }, a: 1 }, id: "c" }] })],
-      [ToolDef({ parameters: { properties: { b: { type: "object" }, a: { type: "integer" } }, type: "object" }, description: "d", name: "t" })],
+      [
+        ToolDef({
+          parameters: { properties: { b: { type: "object" }, a: { type: "integer" } }, type: "object" },
+          description: "d",
+          name: "t",
+        }),
+      ],
     );
 
     expect(other.hash).toBe(one.hash);
@@ -65,20 +94,72 @@ describe("ChatRequest.hash", () => {
 
   it("changes when any content changes", () => {
     const base = messages();
-    const change = (index: number, message: Message): Message[] => base.map((original, at) => (at === index ? message : original));
+    const change = (index: number, message: Message): Message[] =>
+      base.map((original, at) => (at === index ? message : original));
     const variants: ChatRequest[] = [
       new ChatRequest(change(0, SystemMessage("Answer at length.")), [SEARCH]),
       new ChatRequest(change(1, UserMessage([TextPart("What is that?"), ImagePart(PIXEL)])), [SEARCH]),
-      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(new Uint8Array([1, 2, 3, 4]))])), [SEARCH]),
-      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { mime: "image/jpeg" })])), [SEARCH]),
-      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { name: "scan.png" })])), [SEARCH]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(new Uint8Array([1, 2, 3, 4]))])), [
+        SEARCH,
+      ]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { mime: "image/jpeg" })])), [
+        SEARCH,
+      ]),
+      new ChatRequest(change(1, UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { name: "scan.png" })])), [
+        SEARCH,
+      ]),
       new ChatRequest(change(1, UserMessage([ImagePart(PIXEL), TextPart("What is this?")])), [SEARCH]),
       new ChatRequest(change(1, UserMessage("What is this?")), [SEARCH]),
-      new ChatRequest(change(2, AssistantMessage("Let me see.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }], reasoning: "Think." })), [SEARCH]),
-      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c2", name: "search", arguments: { query: "dogs" } }], reasoning: "Think." })), [SEARCH]),
-      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "find", arguments: { query: "dogs" } }], reasoning: "Think." })), [SEARCH]),
-      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "cats" } }], reasoning: "Think." })), [SEARCH]),
-      new ChatRequest(change(2, AssistantMessage("Let me look.", { toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }], reasoning: null })), [SEARCH]),
+      new ChatRequest(
+        change(
+          2,
+          AssistantMessage("Let me see.", {
+            toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }],
+            reasoning: "Think.",
+          }),
+        ),
+        [SEARCH],
+      ),
+      new ChatRequest(
+        change(
+          2,
+          AssistantMessage("Let me look.", {
+            toolCalls: [{ id: "c2", name: "search", arguments: { query: "dogs" } }],
+            reasoning: "Think.",
+          }),
+        ),
+        [SEARCH],
+      ),
+      new ChatRequest(
+        change(
+          2,
+          AssistantMessage("Let me look.", {
+            toolCalls: [{ id: "c1", name: "find", arguments: { query: "dogs" } }],
+            reasoning: "Think.",
+          }),
+        ),
+        [SEARCH],
+      ),
+      new ChatRequest(
+        change(
+          2,
+          AssistantMessage("Let me look.", {
+            toolCalls: [{ id: "c1", name: "search", arguments: { query: "cats" } }],
+            reasoning: "Think.",
+          }),
+        ),
+        [SEARCH],
+      ),
+      new ChatRequest(
+        change(
+          2,
+          AssistantMessage("Let me look.", {
+            toolCalls: [{ id: "c1", name: "search", arguments: { query: "dogs" } }],
+            reasoning: null,
+          }),
+        ),
+        [SEARCH],
+      ),
       new ChatRequest(change(3, ToolResult("c9", "Dogs pay 100 euros.")), [SEARCH]),
       new ChatRequest(change(3, ToolResult("c1", "Dogs pay 101 euros.")), [SEARCH]),
       new ChatRequest([...base].reverse(), [SEARCH]),
@@ -99,7 +180,8 @@ describe("ChatRequest.hash", () => {
 const PINNED_HASH = "72f138281922de11314931ca8d4fca850aefe1ff2889e5c9d21e4ba60eea346e";
 
 // The canonical JSON of messages(): keys sorted, no whitespace, each message and part named by its class, bytes as base64.
-const CANONICAL = '{"messages":[{"class":"SystemMessage","content":"Answer briefly."},{"class":"UserMessage","content":[' +
+const CANONICAL =
+  '{"messages":[{"class":"SystemMessage","content":"Answer briefly."},{"class":"UserMessage","content":[' +
   '{"class":"TextPart","text":"What is this?"},{"class":"ImagePart","data":"iVBORw==","mime":"image/png","name":null}]},' +
   '{"class":"AssistantMessage","content":"Let me look.","reasoning":"Think.","toolCalls":[{"arguments":{"query":"dogs"},"id":"c1","name":"search"}]},' +
   '{"class":"ToolResult","content":"Dogs pay 100 euros.","toolCallId":"c1"}],' +

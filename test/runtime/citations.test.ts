@@ -8,7 +8,10 @@ const Passage = sourceType("cite-test-passage");
 
 const roundTrip = (text: string): string => {
   const { content, markers } = parseMarkers(text);
-  return inserted(content, markers.map((marker) => [marker.at, marker.text] as const));
+  return inserted(
+    content,
+    markers.map((marker) => [marker.at, marker.text] as const),
+  );
 };
 
 describe("writing markers", () => {
@@ -56,9 +59,14 @@ describe("reading markers", () => {
   });
 
   it("cuts the space before a marker out of the content, into the marker's text", () => {
-    const { content, markers } = BRACKETS.parse("picked up for free four times a year [2]. An extra pickup costs 25 euros [2].");
+    const { content, markers } = BRACKETS.parse(
+      "picked up for free four times a year [2]. An extra pickup costs 25 euros [2].",
+    );
     expect(content).toBe("picked up for free four times a year. An extra pickup costs 25 euros.");
-    expect(markers.map((marker) => [marker.at, marker.text])).toEqual([[36, " [2]"], [68, " [2]"]]);
+    expect(markers.map((marker) => [marker.at, marker.text])).toEqual([
+      [36, " [2]"],
+      [68, " [2]"],
+    ]);
     expect(content.slice(0, 36)).toBe("picked up for free four times a year");
   });
 

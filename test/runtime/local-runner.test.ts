@@ -34,7 +34,10 @@ it("streams the model's fragments to a follower and records the same output", as
   const fragments: unknown[] = [];
   const trace = await thread.resume({ onFragment: (fragment) => fragments.push(fragment) });
   const text = fragments.filter((fragment): fragment is string => typeof fragment === "string").join("");
-  const reasoning = fragments.filter((fragment): fragment is ReasoningDelta => fragment instanceof ReasoningDelta).map((delta) => delta.text).join("");
+  const reasoning = fragments
+    .filter((fragment): fragment is ReasoningDelta => fragment instanceof ReasoningDelta)
+    .map((delta) => delta.text)
+    .join("");
   expect(text).toBe("The answer is four.");
   expect(reasoning).toBe("Two and two.");
   expect(trace.byType(ModelOutput).at(-1)).toMatchObject({ content: "The answer is four.", reasoning: "Two and two." });
@@ -44,11 +47,16 @@ it("records a Failure for a tool's TransientError, and runs the call again when 
   const model = new ScriptedModel([{ toolCalls: [{ name: "echo", arguments: { words: "hello" } }] }, "Done."]);
   const counter = { calls: 0 };
   const tools = [echo([new TransientError("The echo service is down.")], counter)];
-  const [thread] = await catalogOf(model, tools).open("assistant", Input({ payload: "Echo hello.", model: "scripted" }));
+  const [thread] = await catalogOf(model, tools).open(
+    "assistant",
+    Input({ payload: "Echo hello.", model: "scripted" }),
+  );
 
   await expect(thread.resume()).rejects.toThrow("The echo service is down.");
   const failed = await thread.trace();
-  expect(failed.byType(Failure)).toEqual([expect.objectContaining({ error: "TransientError", retryable: true, callId: "call_1", origin: "tools" })]);
+  expect(failed.byType(Failure)).toEqual([
+    expect.objectContaining({ error: "TransientError", retryable: true, callId: "call_1", origin: "tools" }),
+  ]);
   expect(failed.byType(ToolOutput)).toHaveLength(0);
 
   const trace = await thread.resume();
@@ -63,7 +71,9 @@ it("fails the turn on a permanent model error and records it once", async () => 
   const [thread] = await catalogOf(model).open("assistant", Input({ payload: "Hi", model: "scripted" }));
   await expect(thread.resume()).rejects.toThrow("The adapter is broken.");
   const trace = await thread.trace();
-  expect(trace.byType(Failure)).toEqual([expect.objectContaining({ error: "TypeError", retryable: false, callId: null, origin: "model" })]);
+  expect(trace.byType(Failure)).toEqual([
+    expect.objectContaining({ error: "TypeError", retryable: false, callId: null, origin: "model" }),
+  ]);
   expect(trace.byType(ModelOutput)).toHaveLength(0);
 });
 
@@ -71,6 +81,8 @@ it("refuses an input that the agent's input type does not parse, before anything
   const store = new InMemoryTraceStore();
   const agent = new ReActAgent(new ReActConfig({ model: new ScriptedModel([]), prompt: "Answer." }));
   const catalog = new AgentCatalog(store, { assistant: agent });
-  await expect(catalog.open("assistant", Input({ payload: { text: 1 }, model: "scripted" }), { threadId: "t1" })).rejects.toThrow(/does not fit the agent's input type/);
+  await expect(
+    catalog.open("assistant", Input({ payload: { text: 1 }, model: "scripted" }), { threadId: "t1" }),
+  ).rejects.toThrow(/does not fit the agent's input type/);
   expect(await store.threads({ limit: 10 })).toEqual([]);
 });

@@ -54,7 +54,9 @@ function temporalCliPath(): string {
     try {
       accessSync(fromEnvironment, constants.X_OK);
     } catch {
-      throw new Error(`Temporal CLI: TEMPORAL_CLI_PATH=${fromEnvironment} is not an executable file. Fix it, or unset it to let scripts/provision-temporal.sh find one.`);
+      throw new Error(
+        `Temporal CLI: TEMPORAL_CLI_PATH=${fromEnvironment} is not an executable file. Fix it, or unset it to let scripts/provision-temporal.sh find one.`,
+      );
     }
     return fromEnvironment;
   }

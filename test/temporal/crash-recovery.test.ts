@@ -7,7 +7,16 @@ import { startTurn } from "../../src/temporal/start-turn.js";
 import { reachedFile, type GatePoint } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { STORE_KINDS, gateFolder, openStore, recordHistory, sharedBundleFile, spawnWorker, waitForFile, withWorker } from "./harness.js";
+import {
+  STORE_KINDS,
+  gateFolder,
+  openStore,
+  recordHistory,
+  sharedBundleFile,
+  spawnWorker,
+  waitForFile,
+  withWorker,
+} from "./harness.js";
 
 /** Where the worker dies: the gate it waits at when the test kills it. */
 const KILL_POINTS: { where: string; at: GatePoint; occurrence: number }[] = [
@@ -28,30 +37,46 @@ beforeAll(async () => {
 afterAll(() => temporal.close());
 
 describe.each(STORE_KINDS)("on %s", (kind) => {
-  it.each(KILL_POINTS)("a worker killed with SIGKILL $where is replaced, the turn completes, each event recorded once", async ({ at, occurrence }) => {
-    const store = await openStore(kind);
-    const taskQueue = uniqueTaskQueue(`crash-${at}`);
-    const gate = { at, occurrence, dir: gateFolder() };
-    try {
-      const doomed = await spawnWorker({ taskQueue, store: store.spec, gate });
-      const turn = await startTurn(temporal.client, {
-        agent: "assistant", threadId: `crash-${at}-${kind}`, input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL }, taskQueue, settings: SETTINGS,
-      });
-      await waitForFile(reachedFile(gate));
-      doomed.process.kill("SIGKILL");
-      expect(await doomed.exited).toBe("SIGKILL");
+  it.each(KILL_POINTS)(
+    "a worker killed with SIGKILL $where is replaced, the turn completes, each event recorded once",
+    async ({ at, occurrence }) => {
+      const store = await openStore(kind);
+      const taskQueue = uniqueTaskQueue(`crash-${at}`);
+      const gate = { at, occurrence, dir: gateFolder() };
+      try {
+        const doomed = await spawnWorker({ taskQueue, store: store.spec, gate });
+        const turn = await startTurn(temporal.client, {
+          agent: "assistant",
+          threadId: `crash-${at}-${kind}`,
+          input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
+          taskQueue,
+          settings: SETTINGS,
+        });
+        await waitForFile(reachedFile(gate));
+        doomed.process.kill("SIGKILL");
+        expect(await doomed.exited).toBe("SIGKILL");
 
-      const { catalog } = townCatalog(store.store);
-      const result = await withWorker(catalog, taskQueue, () => turn.result());
-      if (kind === "sqlite" && at === "model") await recordHistory(temporal.client, "crash-during-model-call", turn, turn.runId);
+        const { catalog } = townCatalog(store.store);
+        const result = await withWorker(catalog, taskQueue, () => turn.result());
+        if (kind === "sqlite" && at === "model")
+          await recordHistory(temporal.client, "crash-during-model-call", turn, turn.runId);
 
-      const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
-      expect(trace.events.map((event) => event.type)).toEqual(["input", "model-output", "tool-output", "model-output"]);
-      expect(trace.byType(ModelOutput).map((output) => output.toolCalls.map((call) => call.id))).toEqual([["call-1"], []]);
-      expect(trace.byType(ToolOutput).map((output) => output.callId)).toEqual(["call-1"]);
-      expect(result).toMatchObject({ sources: ["waste-collection#2"], modelCalls: 2, toolCalls: 1, events: 4 });
-    } finally {
-      await store.close();
-    }
-  });
+        const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
+        expect(trace.events.map((event) => event.type)).toEqual([
+          "input",
+          "model-output",
+          "tool-output",
+          "model-output",
+        ]);
+        expect(trace.byType(ModelOutput).map((output) => output.toolCalls.map((call) => call.id))).toEqual([
+          ["call-1"],
+          [],
+        ]);
+        expect(trace.byType(ToolOutput).map((output) => output.callId)).toEqual(["call-1"]);
+        expect(result).toMatchObject({ sources: ["waste-collection#2"], modelCalls: 2, toolCalls: 1, events: 4 });
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

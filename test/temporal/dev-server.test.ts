@@ -14,7 +14,13 @@ import {
   registerSearchAttributes,
   turnSearchAttributes,
 } from "../../src/temporal/search-attributes.js";
-import { connectClient, connectWorker, temporalNamespace, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import {
+  connectClient,
+  connectWorker,
+  temporalNamespace,
+  uniqueTaskQueue,
+  type TestClient,
+} from "../support/temporal.js";
 
 const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
 const TEXT = 1; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT
@@ -35,7 +41,12 @@ describe("the run's Temporal dev server", () => {
     const connection = await connectWorker();
     const taskQueue = uniqueTaskQueue("smoke");
     try {
-      const worker = await Worker.create({ connection, namespace: temporalNamespace(), taskQueue, workflowsPath: echoWorkflows });
+      const worker = await Worker.create({
+        connection,
+        namespace: temporalNamespace(),
+        taskQueue,
+        workflowsPath: echoWorkflows,
+      });
       const threadId = randomUUID();
       const { result, attributes } = await worker.runUntil(async () => {
         const handle = await temporal.client.workflow.start("echo", {
@@ -67,7 +78,10 @@ describe("the run's Temporal dev server", () => {
 describe("registerSearchAttributes on a namespace without them", () => {
   it("adds both, then adds nothing on a second call", async () => {
     const namespace = await freshNamespace();
-    await expect(registerSearchAttributes(temporal.connection, namespace)).resolves.toEqual(["SoevThreadId", "SoevAgent"]);
+    await expect(registerSearchAttributes(temporal.connection, namespace)).resolves.toEqual([
+      "SoevThreadId",
+      "SoevAgent",
+    ]);
     await expect(registerSearchAttributes(temporal.connection, namespace)).resolves.toEqual([]);
     const listed = await temporal.connection.operatorService.listSearchAttributes({ namespace });
     expect(listed.customAttributes).toMatchObject({ SoevThreadId: KEYWORD, SoevAgent: KEYWORD });
@@ -87,7 +101,10 @@ describe("registerSearchAttributes on a namespace without them", () => {
 /** Register a namespace of the test's own and wait until the server knows it (its cache refreshes). */
 async function freshNamespace(): Promise<string> {
   const namespace = `soev-smoke-${randomUUID().slice(0, 8)}`;
-  await temporal.connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs("1 day") });
+  await temporal.connection.workflowService.registerNamespace({
+    namespace,
+    workflowExecutionRetentionPeriod: msToTs("1 day"),
+  });
   for (;;) {
     try {
       await temporal.connection.operatorService.listSearchAttributes({ namespace });

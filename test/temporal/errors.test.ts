@@ -26,9 +26,16 @@ beforeAll(async () => {
 afterAll(() => temporal.close());
 
 /** The started event of each callModel activity of a run: its attempt, and the failure before it. */
-async function modelAttempts(client: Client, turn: TurnHandle): Promise<proto.api.history.v1.IActivityTaskStartedEventAttributes[]> {
+async function modelAttempts(
+  client: Client,
+  turn: TurnHandle,
+): Promise<proto.api.history.v1.IActivityTaskStartedEventAttributes[]> {
   const events = (await client.workflow.getHandle(turn.workflowId, turn.runId).fetchHistory()).events ?? [];
-  const models = new Set(events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === "callModel").map((event) => Number(event.eventId)));
+  const models = new Set(
+    events
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === "callModel")
+      .map((event) => Number(event.eventId)),
+  );
   return events.flatMap((event) => {
     const started = event.activityTaskStartedEventAttributes;
     return started && models.has(Number(started.scheduledEventId)) ? [started] : [];
@@ -47,7 +54,12 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
       ]);
       const catalog = new AgentCatalog(store.store, { assistant: assistant(model) }, { version: "tutorial-2" });
       const taskQueue = uniqueTaskQueue("transient");
-      const turn = await startTurn(temporal.client, { agent: "assistant", threadId: `transient-${kind}`, input: { payload: QUESTIONS[0]!, model: "scripted" }, taskQueue });
+      const turn = await startTurn(temporal.client, {
+        agent: "assistant",
+        threadId: `transient-${kind}`,
+        input: { payload: QUESTIONS[0]!, model: "scripted" },
+        taskQueue,
+      });
       const result = await withWorker(catalog, taskQueue, () => turn.result());
       if (kind === "sqlite") await recordHistory(temporal.client, "transient-retries", turn, turn.runId);
 
@@ -56,7 +68,11 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
       expect(first!.attempt).toBe(3);
       expect(first!.lastFailure).toMatchObject({
         message: "The model service answered 429: slow down.",
-        applicationFailureInfo: { type: "TransientError", nonRetryable: false, nextRetryDelay: { seconds: expect.anything() } },
+        applicationFailureInfo: {
+          type: "TransientError",
+          nonRetryable: false,
+          nextRetryDelay: { seconds: expect.anything() },
+        },
       });
       expect(Number(first!.lastFailure!.applicationFailureInfo!.nextRetryDelay!.seconds)).toBe(1);
       expect(second!.attempt).toBe(1);
@@ -70,21 +86,42 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
   it("a permanent error fails the workflow with its name and message, and the trace records one Failure", async () => {
     const store = await openStore(kind);
     try {
-      const model = new ScriptedModel([new KeyRevokedError("The API key was revoked: set a new key and start the turn again.")]);
+      const model = new ScriptedModel([
+        new KeyRevokedError("The API key was revoked: set a new key and start the turn again."),
+      ]);
       const catalog = new AgentCatalog(store.store, { assistant: assistant(model) }, { version: "tutorial-2" });
       const taskQueue = uniqueTaskQueue("permanent");
-      const turn = await startTurn(temporal.client, { agent: "assistant", threadId: `permanent-${kind}`, input: { payload: QUESTIONS[0]!, model: "scripted" }, taskQueue });
-      const failed = await withWorker(catalog, taskQueue, () => turn.result().then(() => null, (error: unknown) => error));
+      const turn = await startTurn(temporal.client, {
+        agent: "assistant",
+        threadId: `permanent-${kind}`,
+        input: { payload: QUESTIONS[0]!, model: "scripted" },
+        taskQueue,
+      });
+      const failed = await withWorker(catalog, taskQueue, () =>
+        turn.result().then(
+          () => null,
+          (error: unknown) => error,
+        ),
+      );
       if (kind === "sqlite") await recordHistory(temporal.client, "permanent-failure", turn, turn.runId);
 
       expect(failed).toBeInstanceOf(WorkflowFailedError);
       const cause = (failed as WorkflowFailedError).cause;
       expect(cause).toBeInstanceOf(ApplicationFailure);
-      expect(cause).toMatchObject({ type: "KeyRevokedError", message: "The API key was revoked: set a new key and start the turn again.", nonRetryable: true });
+      expect(cause).toMatchObject({
+        type: "KeyRevokedError",
+        message: "The API key was revoked: set a new key and start the turn again.",
+        nonRetryable: true,
+      });
       expect((await modelAttempts(temporal.client, turn)).map((started) => started.attempt)).toEqual([1]);
       const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
       expect(trace.events.map((event) => event.type)).toEqual(["input", "failure"]);
-      expect(trace.byType(Failure)[0]).toMatchObject({ error: "KeyRevokedError", message: "The API key was revoked: set a new key and start the turn again.", origin: "model", callId: null });
+      expect(trace.byType(Failure)[0]).toMatchObject({
+        error: "KeyRevokedError",
+        message: "The API key was revoked: set a new key and start the turn again.",
+        origin: "model",
+        callId: null,
+      });
       expect(trace.byType(ModelOutput)).toEqual([]);
       expect(await store.store.lease(turn.threadId)).toBeNull();
     } finally {

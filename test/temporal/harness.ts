@@ -86,7 +86,13 @@ export async function sharedBundleFile(): Promise<string> {
 export async function withWorker<T>(catalog: AgentCatalog, taskQueue: string, body: () => Promise<T>): Promise<T> {
   const connection = await connectWorker();
   try {
-    const worker = await createTurnWorker({ catalog, connection, taskQueue, namespace: temporalNamespace(), workflowBundle: await sharedBundle() });
+    const worker = await createTurnWorker({
+      catalog,
+      connection,
+      taskQueue,
+      namespace: temporalNamespace(),
+      workflowBundle: await sharedBundle(),
+    });
     return await worker.runUntil(body);
   } finally {
     await connection.close();
@@ -97,14 +103,20 @@ export async function withWorker<T>(catalog: AgentCatalog, taskQueue: string, bo
  * Run `body` while an in-process worker does one part of the work on `taskQueue`: the workflows only, or
  * the activities of `catalog` only. A test splits the parts to say which worker gets an activity.
  */
-export async function withPartWorker<T>(part: { workflows: true } | { activities: AgentCatalog }, taskQueue: string, body: () => Promise<T>): Promise<T> {
+export async function withPartWorker<T>(
+  part: { workflows: true } | { activities: AgentCatalog },
+  taskQueue: string,
+  body: () => Promise<T>,
+): Promise<T> {
   const connection = await connectWorker();
   try {
     const worker = await Worker.create({
       connection,
       taskQueue,
       namespace: temporalNamespace(),
-      ...("workflows" in part ? { workflowBundle: await sharedBundle() } : { activities: createActivities({ catalog: part.activities }) }),
+      ...("workflows" in part
+        ? { workflowBundle: await sharedBundle() }
+        : { activities: createActivities({ catalog: part.activities }) }),
     });
     return await worker.runUntil(body);
   } finally {
@@ -130,7 +142,12 @@ const WORKER_SCRIPT = fileURLToPath(new URL("../fixtures/temporal/worker.ts", im
  * With `activitiesOnly`, it runs no workflows and one activity at a time, so while it is frozen in an
  * activity it holds no poll that the server could hand another task to.
  */
-export async function spawnWorker(options: { taskQueue: string; store: StoreSpec; gate: GateSpec | null; activitiesOnly?: boolean }): Promise<ChildWorker> {
+export async function spawnWorker(options: {
+  taskQueue: string;
+  store: StoreSpec;
+  gate: GateSpec | null;
+  activitiesOnly?: boolean;
+}): Promise<ChildWorker> {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER_SCRIPT], {
     env: {
       ...process.env,
@@ -154,12 +171,15 @@ export async function spawnWorker(options: { taskQueue: string; store: StoreSpec
     for (const part of parts) if (part.startsWith("{")) lines.push(JSON.parse(part) as Record<string, unknown>);
   });
   child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
-  const exited = new Promise<string>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? `code ${code}`)));
+  const exited = new Promise<string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(signal ?? `code ${code}`)),
+  );
   const waitFor = async (match: (line: Record<string, unknown>) => boolean, what: string) => {
     for (;;) {
       const found = lines.find(match);
       if (found) return found;
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`The test worker exited before ${what}. Its stderr:\n${errors}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`The test worker exited before ${what}. Its stderr:\n${errors}`);
       await sleep(50);
     }
   };
@@ -195,11 +215,19 @@ const AS_JSON = { longs: String, enums: String, bytes: String } as const;
  * Keep a workflow's history as a replay fixture when SOEV_RECORD_HISTORIES=1 (re-record them with
  * `SOEV_RECORD_HISTORIES=1 npx vitest run test/temporal`); otherwise do nothing.
  */
-export async function recordHistory(client: Client, name: string, handle: Pick<WorkflowHandle, "workflowId">, runId?: string): Promise<void> {
+export async function recordHistory(
+  client: Client,
+  name: string,
+  handle: Pick<WorkflowHandle, "workflowId">,
+  runId?: string,
+): Promise<void> {
   if (process.env.SOEV_RECORD_HISTORIES !== "1") return;
   const history = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
   mkdirSync(HISTORIES, { recursive: true });
-  writeFileSync(join(HISTORIES, `${name}.json`), `${JSON.stringify(History.toObject(History.fromObject(history), AS_JSON), null, 1)}\n`);
+  writeFileSync(
+    join(HISTORIES, `${name}.json`),
+    `${JSON.stringify(History.toObject(History.fromObject(history), AS_JSON), null, 1)}\n`,
+  );
 }
 
 /** A history that recordHistory kept. */

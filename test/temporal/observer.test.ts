@@ -45,15 +45,32 @@ it("runs each model and tool call inside the observer's run, and tells it each r
   const store = await openStore("sqlite");
   try {
     const observer = new RecordingObserver();
-    const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] }, "Four times a year [2]."]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] },
+      "Four times a year [2].",
+    ]);
     const catalog = new AgentCatalog(store.store, { assistant: assistant(model) }, { version: "tutorial-2", observer });
     const taskQueue = uniqueTaskQueue("observer");
-    const turn = await startTurn(temporal.client, { agent: "assistant", input: { payload: QUESTIONS[0]!, model: "scripted" }, taskQueue });
+    const turn = await startTurn(temporal.client, {
+      agent: "assistant",
+      input: { payload: QUESTIONS[0]!, model: "scripted" },
+      taskQueue,
+    });
     await withWorker(catalog, taskQueue, () => turn.result());
     const calls = observer.seen.filter((line) => line.includes(" at "));
-    expect(calls).toEqual(["in run: model scripted at model", "in run: tool search at tools", "in run: model scripted at model"]);
-    expect(observer.seen.filter((line) => line.startsWith("run opened by"))).toEqual(Array(3).fill(`run opened by ${QUESTIONS[0]}`));
-    expect(observer.seen.filter((line) => line.startsWith("event"))).toEqual(["event model-output", "event tool-output", "event model-output"]);
+    expect(calls).toEqual([
+      "in run: model scripted at model",
+      "in run: tool search at tools",
+      "in run: model scripted at model",
+    ]);
+    expect(observer.seen.filter((line) => line.startsWith("run opened by"))).toEqual(
+      Array(3).fill(`run opened by ${QUESTIONS[0]}`),
+    );
+    expect(observer.seen.filter((line) => line.startsWith("event"))).toEqual([
+      "event model-output",
+      "event tool-output",
+      "event model-output",
+    ]);
   } finally {
     await store.close();
   }

@@ -8,23 +8,43 @@ import { DeterminismViolationError } from "@temporalio/workflow";
 import { expect, it } from "vitest";
 import { HISTORIES, loadHistory, sharedBundle } from "./harness.js";
 
-const EXPECTED = ["crash-during-model-call", "delegation-turn-1", "permanent-failure", "transient-retries", "tutorial-2-turn-1", "tutorial-2-turn-2"];
+const EXPECTED = [
+  "crash-during-model-call",
+  "delegation-turn-1",
+  "permanent-failure",
+  "transient-retries",
+  "tutorial-2-turn-1",
+  "tutorial-2-turn-2",
+];
 
 function histories() {
-  const files = readdirSync(HISTORIES).filter((file) => file.endsWith(".json")).sort();
-  return files.map((file) => ({ workflowId: file.replace(/\.json$/, ""), history: loadHistory(join(HISTORIES, file)) }));
+  const files = readdirSync(HISTORIES)
+    .filter((file) => file.endsWith(".json"))
+    .sort();
+  return files.map((file) => ({
+    workflowId: file.replace(/\.json$/, ""),
+    history: loadHistory(join(HISTORIES, file)),
+  }));
 }
 
 it("every recorded history replays on the current workflow code without a determinism error", async () => {
   const recorded = histories();
-  expect(recorded.map((entry) => entry.workflowId), "the histories under test/fixtures/histories (SOEV_RECORD_HISTORIES=1 re-records them)").toEqual(EXPECTED);
+  expect(
+    recorded.map((entry) => entry.workflowId),
+    "the histories under test/fixtures/histories (SOEV_RECORD_HISTORIES=1 re-records them)",
+  ).toEqual(EXPECTED);
   const results = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle() }, recorded)) results.push(result);
-  expect(results.map((result) => [result.workflowId, result.error?.message ?? null])).toEqual(EXPECTED.map((name) => [name, null]));
+  for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle() }, recorded))
+    results.push(result);
+  expect(results.map((result) => [result.workflowId, result.error?.message ?? null])).toEqual(
+    EXPECTED.map((name) => [name, null]),
+  );
 });
 
 it("a workflow whose commands changed fails the replay of a recorded history", async () => {
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL("../fixtures/temporal/changed-workflow.ts", import.meta.url)) });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL("../fixtures/temporal/changed-workflow.ts", import.meta.url)),
+  });
   const [recorded] = histories().filter((entry) => entry.workflowId === "tutorial-2-turn-1");
   const results = [];
   for await (const result of Worker.runReplayHistories({ workflowBundle }, [recorded!])) results.push(result);

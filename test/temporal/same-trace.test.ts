@@ -10,7 +10,15 @@ import { ScriptedModel } from "../../src/testing/index.js";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";
 import { assistant as delegatingAssistant, research } from "../fixtures/delegation.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { STORE_KINDS, openStore, recordHistory, sharedBundle, withWorker, withoutTimes, type TestStore } from "./harness.js";
+import {
+  STORE_KINDS,
+  openStore,
+  recordHistory,
+  sharedBundle,
+  withWorker,
+  withoutTimes,
+  type TestStore,
+} from "./harness.js";
 
 const tutorialScript = () =>
   new ScriptedModel([
@@ -37,13 +45,24 @@ async function runLocally(store: TestStore, agent: Agent, threadId: string, ques
 }
 
 /** Run the questions as turns of one thread, each a workflow on Temporal; return the trace and the results. */
-async function runOnTemporal(store: TestStore, agent: Agent, threadId: string, questions: readonly string[], record?: string) {
+async function runOnTemporal(
+  store: TestStore,
+  agent: Agent,
+  threadId: string,
+  questions: readonly string[],
+  record?: string,
+) {
   const catalog = new AgentCatalog(store.store, { assistant: agent }, { version: "tutorial-2" });
   const taskQueue = uniqueTaskQueue("same-trace");
   const results = await withWorker(catalog, taskQueue, async () => {
     const done = [];
     for (const [index, question] of questions.entries()) {
-      const turn = await startTurn(temporal.client, { agent: "assistant", threadId, input: { payload: question, model: "scripted" }, taskQueue });
+      const turn = await startTurn(temporal.client, {
+        agent: "assistant",
+        threadId,
+        input: { payload: question, model: "scripted" },
+        taskQueue,
+      });
       done.push(await turn.result());
       if (record) await recordHistory(temporal.client, `${record}-turn-${index + 1}`, turn, turn.runId);
     }
@@ -58,14 +77,35 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
     try {
       const threadId = `tutorial-2-${kind}`;
       const expected = await runLocally(local, assistant(tutorialScript()), threadId, QUESTIONS);
-      const { trace, results } = await runOnTemporal(remote, assistant(tutorialScript()), threadId, QUESTIONS, kind === "sqlite" ? "tutorial-2" : undefined);
+      const { trace, results } = await runOnTemporal(
+        remote,
+        assistant(tutorialScript()),
+        threadId,
+        QUESTIONS,
+        kind === "sqlite" ? "tutorial-2" : undefined,
+      );
 
       expect(trace.events.map((event) => event.type)).toEqual([
-        "input", "model-output", "tool-output", "model-output", "input", "model-output", "tool-output", "model-output",
+        "input",
+        "model-output",
+        "tool-output",
+        "model-output",
+        "input",
+        "model-output",
+        "tool-output",
+        "model-output",
       ]);
       expect(withoutTimes(trace)).toEqual(withoutTimes(expected));
-      expect(results.map((result) => [result.answer, result.sources, result.positions, result.modelCalls, result.toolCalls])).toEqual([
-        ["You can have bulky waste picked up for free four times a year [2]. An extra pickup costs 25 euros [2].", ["waste-collection#2"], { first: 1, last: 4 }, 2, 1],
+      expect(
+        results.map((result) => [result.answer, result.sources, result.positions, result.modelCalls, result.toolCalls]),
+      ).toEqual([
+        [
+          "You can have bulky waste picked up for free four times a year [2]. An extra pickup costs 25 euros [2].",
+          ["waste-collection#2"],
+          { first: 1, last: 4 },
+          2,
+          1,
+        ],
         ["A resident parking permit costs 120 euros a year [5].", ["parking-permits#0"], { first: 5, last: 8 }, 2, 1],
       ]);
     } finally {
@@ -93,13 +133,31 @@ describe("a delegation on Temporal", () => {
     try {
       const questions = ["How often can I have bulky waste picked up?"];
       const expected = await runLocally(local, delegating(parentScript(), childScript()), "delegation", questions);
-      const { trace, results } = await runOnTemporal(remote, delegating(parentScript(), childScript()), "delegation", questions, "delegation");
+      const { trace, results } = await runOnTemporal(
+        remote,
+        delegating(parentScript(), childScript()),
+        "delegation",
+        questions,
+        "delegation",
+      );
 
-      expect(trace.stream("task-p1").events.map((event) => event.type)).toEqual(["task-input", "model-output", "tool-output", "model-output"]);
+      expect(trace.stream("task-p1").events.map((event) => event.type)).toEqual([
+        "task-input",
+        "model-output",
+        "tool-output",
+        "model-output",
+      ]);
       expect(trace.byType(TaskInput)).toHaveLength(1);
       expect(withoutTimes(trace)).toEqual(withoutTimes(expected));
-      expect(results[0]).toMatchObject({ answer: "Four times a year, for free [2].", sources: ["waste-collection#2"], modelCalls: 2, toolCalls: 1 });
-      const children = temporal.client.workflow.list({ query: `WorkflowType = "soevTask" AND WorkflowId = "soev-thread-delegation/task-p1"` });
+      expect(results[0]).toMatchObject({
+        answer: "Four times a year, for free [2].",
+        sources: ["waste-collection#2"],
+        modelCalls: 2,
+        toolCalls: 1,
+      });
+      const children = temporal.client.workflow.list({
+        query: `WorkflowType = "soevTask" AND WorkflowId = "soev-thread-delegation/task-p1"`,
+      });
       const found = [];
       for await (const child of children) found.push(child.status.name);
       expect(found).toEqual(["COMPLETED"]);

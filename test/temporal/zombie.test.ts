@@ -10,7 +10,15 @@ import { startTurn, type TurnHandle } from "../../src/temporal/start-turn.js";
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { STORE_KINDS, gateFolder, openStore, sharedBundleFile, spawnWorker, waitForFile, withPartWorker } from "./harness.js";
+import {
+  STORE_KINDS,
+  gateFolder,
+  openStore,
+  sharedBundleFile,
+  spawnWorker,
+  waitForFile,
+  withPartWorker,
+} from "./harness.js";
 
 const SETTINGS = { heartbeatSeconds: 2, controlSeconds: 3 };
 
@@ -25,14 +33,24 @@ afterAll(() => temporal.close());
 async function modelAttempts(client: Client, turn: TurnHandle): Promise<{ attempt: number; done: WorkDone | null }[]> {
   const history = await client.workflow.getHandle(turn.workflowId, turn.runId).fetchHistory();
   const events = history.events ?? [];
-  const scheduled = new Map(events.flatMap((event) =>
-    event.activityTaskScheduledEventAttributes?.activityType?.name === "callModel" ? [[Number(event.eventId), true] as const] : []));
+  const scheduled = new Map(
+    events.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes?.activityType?.name === "callModel"
+        ? [[Number(event.eventId), true] as const]
+        : [],
+    ),
+  );
   return events.flatMap((event) => {
     const started = event.activityTaskStartedEventAttributes;
     if (!started || !scheduled.has(Number(started.scheduledEventId))) return [];
-    const completed = events.find((other) => Number(other.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(started.scheduledEventId));
+    const completed = events.find(
+      (other) =>
+        Number(other.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(started.scheduledEventId),
+    );
     const data = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
-    return [{ attempt: started.attempt ?? 0, done: data ? (JSON.parse(Buffer.from(data).toString()) as WorkDone) : null }];
+    return [
+      { attempt: started.attempt ?? 0, done: data ? (JSON.parse(Buffer.from(data).toString()) as WorkDone) : null },
+    ];
   });
 }
 
@@ -46,14 +64,24 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
       const { catalog } = townCatalog(store.store);
       const { turn, woke } = await withPartWorker({ workflows: true }, taskQueue, async () => {
         const turn = await startTurn(temporal.client, {
-          agent: "assistant", threadId: `zombie-late-${kind}`, input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL }, taskQueue, settings: SETTINGS,
+          agent: "assistant",
+          threadId: `zombie-late-${kind}`,
+          input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
+          taskQueue,
+          settings: SETTINGS,
         });
         await waitForFile(reachedFile(frozen));
         zombie.process.kill("SIGSTOP");
         await withPartWorker({ activities: catalog }, taskQueue, () => turn.result());
         writeFileSync(releaseFile(frozen), "");
         zombie.process.kill("SIGCONT");
-        return { turn, woke: await zombie.waitFor((line) => line.event === "unit" && line.activity === "callModel" && line.key === "3", "the zombie's model call ended") };
+        return {
+          turn,
+          woke: await zombie.waitFor(
+            (line) => line.event === "unit" && line.activity === "callModel" && line.key === "3",
+            "the zombie's model call ended",
+          ),
+        };
       });
       zombie.process.kill("SIGKILL");
 
@@ -78,7 +106,11 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
       const { catalog } = townCatalog(store.store, retried);
       const { turn, result } = await withPartWorker({ workflows: true }, taskQueue, async () => {
         const turn = await startTurn(temporal.client, {
-          agent: "assistant", threadId: `zombie-first-${kind}`, input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL }, taskQueue, settings: SETTINGS,
+          agent: "assistant",
+          threadId: `zombie-first-${kind}`,
+          input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
+          taskQueue,
+          settings: SETTINGS,
         });
         await waitForFile(reachedFile(frozen));
         zombie.process.kill("SIGSTOP");
@@ -87,7 +119,10 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
           await waitForFile(reachedFile(retried));
           writeFileSync(releaseFile(frozen), "");
           zombie.process.kill("SIGCONT");
-          const woke = await zombie.waitFor((line) => line.event === "unit" && line.activity === "callModel" && line.key === "3", "the zombie's model call ended");
+          const woke = await zombie.waitFor(
+            (line) => line.event === "unit" && line.activity === "callModel" && line.key === "3",
+            "the zombie's model call ended",
+          );
           expect(woke.skipped).toBe(false);
           writeFileSync(releaseFile(retried), "");
           return turn.result();

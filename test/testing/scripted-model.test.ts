@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { CallerError, ValueError } from "../../src/domain/errors.js";
 import { ModelOutput } from "../../src/domain/events.js";
 import {
-  ChatRequest, ReasoningDelta, TransientError, UNPARSED_ARGUMENTS, UserMessage, preparesRequests, type Fragment,
+  ChatRequest,
+  ReasoningDelta,
+  TransientError,
+  UNPARSED_ARGUMENTS,
+  UserMessage,
+  preparesRequests,
+  type Fragment,
 } from "../../src/ports/index.js";
 import { ScriptExhaustedError, ScriptedModel } from "../../src/testing/index.js";
 
@@ -26,12 +32,21 @@ describe("ScriptedModel", () => {
     const second = await model.complete(AGAIN);
 
     expect(first).toMatchObject({
-      content: "", finishReason: "tool_calls", model: "scripted",
+      content: "",
+      finishReason: "tool_calls",
+      model: "scripted",
       toolCalls: [{ id: "call_1", name: "search", arguments: { query: "bulky waste" } }],
-      promptCharacters: ASK.characters, requestHash: ASK.hash,
+      promptCharacters: ASK.characters,
+      requestHash: ASK.hash,
     });
     expect(ModelOutput.is(second)).toBe(true);
-    expect(second).toMatchObject({ content: "Four times a year [2].", markers: [], toolCalls: [], finishReason: "stop", reasoning: null });
+    expect(second).toMatchObject({
+      content: "Four times a year [2].",
+      markers: [],
+      toolCalls: [],
+      finishReason: "stop",
+      reasoning: null,
+    });
     expect(model.remaining).toBe(0);
   });
 
@@ -62,26 +77,46 @@ describe("ScriptedModel", () => {
       { toolCalls: [{ name: "read_document", arguments: { document: "1" } }] },
     ]);
 
-    const ids = [...(await model.complete(ASK)).toolCalls, ...(await model.complete(AGAIN)).toolCalls].map((call) => call.id);
+    const ids = [...(await model.complete(ASK)).toolCalls, ...(await model.complete(AGAIN)).toolCalls].map(
+      (call) => call.id,
+    );
 
     expect(ids).toEqual(["call_1", "call_2", "call_3"]);
   });
 
   it("parses argument text like a model's, keeping text that is not JSON", async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: "{\"query\":\"dogs\"}" }, { name: "search", arguments: "{query" }] }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "search", arguments: '{"query":"dogs"}' },
+          { name: "search", arguments: "{query" },
+        ],
+      },
+    ]);
 
     const output = await model.complete(ASK);
 
-    expect(output.toolCalls.map((call) => call.arguments)).toEqual([{ query: "dogs" }, { [UNPARSED_ARGUMENTS]: "{query" }]);
+    expect(output.toolCalls.map((call) => call.arguments)).toEqual([
+      { query: "dogs" },
+      { [UNPARSED_ARGUMENTS]: "{query" },
+    ]);
   });
 
   it("accepts a whole ModelOutput, and keeps its reasoning, usage and finish reason", async () => {
     const model = new ScriptedModel([
-      ModelOutput({ content: "42", reasoning: "Six times seven.", usage: { promptTokens: 3, completionTokens: 1 }, finishReason: "length" }),
+      ModelOutput({
+        content: "42",
+        reasoning: "Six times seven.",
+        usage: { promptTokens: 3, completionTokens: 1 },
+        finishReason: "length",
+      }),
     ]);
 
     expect(await model.complete(ASK)).toMatchObject({
-      content: "42", reasoning: "Six times seven.", usage: { promptTokens: 3, completionTokens: 1 }, finishReason: "length",
+      content: "42",
+      reasoning: "Six times seven.",
+      usage: { promptTokens: 3, completionTokens: 1 },
+      finishReason: "length",
     });
   });
 
@@ -105,7 +140,9 @@ describe("ScriptedModel", () => {
   });
 
   it("streams reasoning as ReasoningDeltas, then the text in a few fragments, then the output", async () => {
-    const model = new ScriptedModel([{ content: "Bulky waste is picked up four times a year [2].", reasoning: "The passage says so." }]);
+    const model = new ScriptedModel([
+      { content: "Bulky waste is picked up four times a year [2].", reasoning: "The passage says so." },
+    ]);
 
     const items = await collect(model.streamComplete(ASK));
     const output = items.at(-1) as ModelOutput;
@@ -122,7 +159,9 @@ describe("ScriptedModel", () => {
 
   it("refuses a bad script at construction", () => {
     expect(() => new ScriptedModel([{ toolCalls: [{ name: "" }] }])).toThrow(ValueError);
-    expect(() => new ScriptedModel([{ content: "x", markers: [{ at: 0, text: "[1]", cited: [] }] }])).toThrow(/write them in the content/);
+    expect(() => new ScriptedModel([{ content: "x", markers: [{ at: 0, text: "[1]", cited: [] }] }])).toThrow(
+      /write them in the content/,
+    );
     expect(() => new ScriptedModel([42 as never])).toThrow(/Output 1 of the ScriptedModel script/);
   });
 });

@@ -12,9 +12,15 @@ it("searches the library, gives the model the passages, and prints the answer", 
   const answer = await main(model);
   expect(answer).toBe("You can have bulky waste picked up for free four times a year.");
   const [first, second] = model.requests;
-  expect(first!.messages).toEqual([{ role: "system", content: PROMPT }, { role: "user", content: QUESTION }]);
+  expect(first!.messages).toEqual([
+    { role: "system", content: PROMPT },
+    { role: "user", content: QUESTION },
+  ]);
   expect(first!.tools.map((tool) => tool.name)).toEqual(["search"]);
-  expect(second!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("Waste collection: Bulky waste, such as furniture") });
+  expect(second!.messages.at(-1)).toMatchObject({
+    role: "tool",
+    content: expect.stringContaining("Waste collection: Bulky waste, such as furniture"),
+  });
 });
 
 it("tells the model when nothing is found", async () => {

@@ -19,7 +19,8 @@ export const QUESTION = "How often can I have bulky waste picked up?";
 /** Search the town documents and return the passages as text. */
 export const search = tool({
   name: "search",
-  description: "Search the town documents. Returns the passages that share words with the query, with their document's title.",
+  description:
+    "Search the town documents. Returns the passages that share words with the query, with their document's title.",
   args: { query: z.string().min(1).describe("Words to look for in the town documents.") },
   bound: { library: bound<Library>() },
   async run({ query, library }) {

@@ -19,7 +19,9 @@ export class Library {
   constructor(documents: readonly { id: string; title: string; sections: readonly string[] }[]) {
     this.sections = Object.freeze(
       documents.flatMap((document) =>
-        document.sections.map((text, index) => Object.freeze({ id: `${document.id}#${index}`, document: document.id, title: document.title, text })),
+        document.sections.map((text, index) =>
+          Object.freeze({ id: `${document.id}#${index}`, document: document.id, title: document.title, text }),
+        ),
       ),
     );
     Object.freeze(this);
@@ -29,7 +31,11 @@ export class Library {
   search(query: string): Section[] {
     const wanted = new Set(words(query));
     return this.sections
-      .map((section, index) => ({ section, index, score: words(section.text).filter((word, at, all) => wanted.has(word) && all.indexOf(word) === at).length }))
+      .map((section, index) => ({
+        section,
+        index,
+        score: words(section.text).filter((word, at, all) => wanted.has(word) && all.indexOf(word) === at).length,
+      }))
       .filter((found) => found.score > 0)
       .sort((a, b) => b.score - a.score || a.index - b.index)
       .map((found) => found.section);
@@ -49,7 +55,11 @@ export class Library {
 }
 
 /** Words too common to search by. */
-const COMMON = new Set("a an and are at be can do does for have how i in is it much my of on or the to up what when where which who".split(" "));
+const COMMON = new Set(
+  "a an and are at be can do does for have how i in is it much my of on or the to up what when where which who".split(
+    " ",
+  ),
+);
 
 /** Lower-case words without common ones, a plural "s" taken off so "permits" finds "permit". */
 function words(text: string): string[] {
@@ -81,9 +91,6 @@ export const LIBRARY = new Library([
   {
     id: "dog-tax",
     title: "Dog tax",
-    sections: [
-      "The dog tax is 95 euros a year for each dog.",
-      "Register a new dog at the town hall within two weeks.",
-    ],
+    sections: ["The dog tax is 95 euros a year for each dog.", "Register a new dog at the town hall within two weeks."],
   },
 ]);

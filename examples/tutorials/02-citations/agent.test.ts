@@ -56,6 +56,8 @@ it("resolves each citation to the passage the tutorial names, and numbers the pe
 it("replays a finished thread to exactly the request hashes its outputs recorded", async () => {
   const { agent, second } = await run(script());
   const calls = await replay(second.events, (input) => agent.build(undefined, accepted(Text, input)[1], input.model));
-  expect(calls.map((call) => call.request?.hash)).toEqual(second.byType(ModelOutput).map((output) => output.requestHash));
+  expect(calls.map((call) => call.request?.hash)).toEqual(
+    second.byType(ModelOutput).map((output) => output.requestHash),
+  );
   expect(calls.every((call) => call.matches)).toBe(true);
 });

@@ -15,7 +15,10 @@ Answer questions from the town documents. If the documents do not answer the que
 After each fact, cite the passage that gives it with its number, like [1].`;
 
 /** The questions of the tutorial, one per turn. */
-export const QUESTIONS = ["How often can I have bulky waste picked up, and what does it cost?", "And how much is a parking permit?"];
+export const QUESTIONS = [
+  "How often can I have bulky waste picked up, and what does it cost?",
+  "And how much is a parking permit?",
+];
 
 /** The town assistant on a model: the search tools bound to the library, citing with BRACKETS. */
 export function assistant(model: ChatModel): ReActAgent {
@@ -31,9 +34,17 @@ export function assistant(model: ChatModel): ReActAgent {
 /** The last answer of a trace with its markers put back, and the passage each cited number names. */
 export function show(trace: Trace): string[] {
   const answer = trace.byType(ModelOutput).at(-1)!;
-  const lines = [`Answer: ${inserted(answer.content, answer.markers.map((marker) => [marker.at, marker.text] as const))}`];
-  const cited = new Map(answer.markers.flatMap((marker) => marker.cited.map((number) => [number.written, number.source] as const)));
-  for (const [written, source] of cited) lines.push(`  [${written}] ${source === null ? "names no passage" : LIBRARY.section(source).text}`);
+  const lines = [
+    `Answer: ${inserted(
+      answer.content,
+      answer.markers.map((marker) => [marker.at, marker.text] as const),
+    )}`,
+  ];
+  const cited = new Map(
+    answer.markers.flatMap((marker) => marker.cited.map((number) => [number.written, number.source] as const)),
+  );
+  for (const [written, source] of cited)
+    lines.push(`  [${written}] ${source === null ? "names no passage" : LIBRARY.section(source).text}`);
   return lines;
 }
 

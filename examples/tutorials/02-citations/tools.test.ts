@@ -5,7 +5,11 @@ import { Passage, readDocument, search } from "./tools.js";
 
 it("search returns passages and their documents", async () => {
   const output = await search({ query: "bulky waste", library: LIBRARY, seen: [] });
-  expect(output.elements.map((element) => element.id)).toEqual(["waste-collection", "waste-collection#2", "waste-collection#0"]);
+  expect(output.elements.map((element) => element.id)).toEqual([
+    "waste-collection",
+    "waste-collection#2",
+    "waste-collection#0",
+  ]);
 });
 
 it("search leaves out passages that the turn already showed", async () => {

@@ -33,7 +33,8 @@ export const search = tool({
   async run({ query, library, seen }) {
     const shown = new Set(seen.map((passage) => passage.id));
     const found = library.search(query).filter((section) => !shown.has(section.id));
-    if (found.length === 0) return ToolOutput({ error: "No new passages for these words. Try other words, or answer with what you found." });
+    if (found.length === 0)
+      return ToolOutput({ error: "No new passages for these words. Try other words, or answer with what you found." });
     const documents = new Map(found.map((section) => [section.document, asDocument(section)]));
     return ToolOutput({ elements: [...documents.values(), ...found.map(asPassage)] });
   },

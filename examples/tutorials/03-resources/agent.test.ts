@@ -11,7 +11,10 @@ it("gives each thread the library of its user", async () => {
   const model = script();
   const app = new TownApp(model);
   await app.ask("alice", "How often can I have bulky waste picked up?", "scripted");
-  expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("Bulky waste, such as furniture") });
+  expect(model.requests[1]!.messages.at(-1)).toMatchObject({
+    role: "tool",
+    content: expect.stringContaining("Bulky waste, such as furniture"),
+  });
 
   const bobsModel = script();
   await new TownApp(bobsModel).ask("bob", "How often can I have bulky waste picked up?", "scripted");

@@ -22,7 +22,9 @@ export interface Resources {
 /** The libraries of the users: Alice works at the town hall and reads everything; Bob reads only the dog tax. */
 export const LIBRARIES: Record<string, Library> = {
   alice: LIBRARY,
-  bob: new Library([{ id: "dog-tax", title: "Dog tax", sections: LIBRARY.document("dog-tax").map((section) => section.text) }]),
+  bob: new Library([
+    { id: "dog-tax", title: "Dog tax", sections: LIBRARY.document("dog-tax").map((section) => section.text) },
+  ]),
 };
 
 /** The assistant: its config function binds the tools to the thread's library on each turn. */
@@ -45,10 +47,16 @@ export class TownApp {
   readonly agents: AgentCatalog;
 
   constructor(model: ChatModel) {
-    this.agents = new AgentCatalog(new InMemoryTraceStore(), { assistant: assistant(model) }, {
-      version: "tutorial-3",
-      resources: ({ threadId }): Resources => ({ library: LIBRARIES[this.owners.get(threadId) ?? ""] ?? new Library([]) }),
-    });
+    this.agents = new AgentCatalog(
+      new InMemoryTraceStore(),
+      { assistant: assistant(model) },
+      {
+        version: "tutorial-3",
+        resources: ({ threadId }): Resources => ({
+          library: LIBRARIES[this.owners.get(threadId) ?? ""] ?? new Library([]),
+        }),
+      },
+    );
   }
 
   /** Ask a question in a new thread of a user, and return the answer. */

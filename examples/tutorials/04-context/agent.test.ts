@@ -78,7 +78,14 @@ it("sends the model exactly the requests that replay rebuilds from the trace", a
 it("offers reopen from the first call that shortens a result, and records the reopened passage by its real id", async () => {
   const model = script();
   const { trace } = await conversation(model);
-  expect(model.requests.map((request) => request.tools.map((tool) => tool.name).includes("reopen"))).toEqual([false, false, false, false, true, true]);
+  expect(model.requests.map((request) => request.tools.map((tool) => tool.name).includes("reopen"))).toEqual([
+    false,
+    false,
+    false,
+    false,
+    true,
+    true,
+  ]);
   const reopened = trace.byType(Reopened);
   expect(reopened.map((event) => event.reopenedElements)).toEqual([["waste-collection#0"]]);
   const answer = trace.byType(ModelOutput).at(-1)!;
@@ -88,6 +95,10 @@ it("offers reopen from the first call that shortens a result, and records the re
 it("keeps the full text of both passages in the trace: the policy changes only the request", async () => {
   const { trace } = await conversation(script());
   expect(trace.events.filter((event) => event.type === "tool-output")[0]).toMatchObject({
-    elements: [{ id: "waste-collection" }, { id: "waste-collection#2", text: LIBRARY.section("waste-collection#2").text }, { id: "waste-collection#0", text: LIBRARY.section("waste-collection#0").text }],
+    elements: [
+      { id: "waste-collection" },
+      { id: "waste-collection#2", text: LIBRARY.section("waste-collection#2").text },
+      { id: "waste-collection#0", text: LIBRARY.section("waste-collection#0").text },
+    ],
   });
 });

@@ -8,7 +8,15 @@ import { InMemoryTraceStore } from "../../../src/adapters/index.js";
 import { Event, Input, ModelOutput, ToolOutput, type Trace } from "../../../src/domain/index.js";
 import { messageClass, type ChatModel, type ChatRequest } from "../../../src/ports/index.js";
 import { AgentCatalog, accepted, replay } from "../../../src/runtime/index.js";
-import { BRACKETS, ContextPolicy, MessageBuilder, ReActAgent, ReActConfig, Text, Tokens } from "../../../src/toolkit/index.js";
+import {
+  BRACKETS,
+  ContextPolicy,
+  MessageBuilder,
+  ReActAgent,
+  ReActConfig,
+  Text,
+  Tokens,
+} from "../../../src/toolkit/index.js";
 import type { JsonValue } from "../../../src/domain/index.js";
 import { LIBRARY } from "../01-first-agent/library.js";
 import { Document, Passage, readDocument, search } from "../02-citations/tools.js";
@@ -36,14 +44,18 @@ export function assistant(model: ChatModel): ReActAgent {
     prompt: PROMPT,
     tools: [search.bind({ library: LIBRARY }), readDocument.bind({ library: LIBRARY })],
     citations: BRACKETS,
-    context: new MessageBuilder({ policy: new ContextPolicy({ startAt: new Tokens(500), target: new Tokens(250), minGain: null }) }),
+    context: new MessageBuilder({
+      policy: new ContextPolicy({ startAt: new Tokens(500), target: new Tokens(250), minGain: null }),
+    }),
   });
   return new ReActAgent(config, { elementTypes: [Document, Passage] });
 }
 
 /** What each model call of the thread received, built again from the events of the thread. */
 export async function requests(agent: ReActAgent, trace: Trace): Promise<ChatRequest[]> {
-  const calls = await replay(trace.byType(Event), (input) => agent.build(undefined, accepted(Text, input)[1], input.model));
+  const calls = await replay(trace.byType(Event), (input) =>
+    agent.build(undefined, accepted(Text, input)[1], input.model),
+  );
   return calls.flatMap((call) => (call.request === null ? [] : [call.request]));
 }
 
@@ -64,7 +76,9 @@ export function show(request: ChatRequest): string[] {
 export function dumps(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(dumps).join(", ")}]`;
   if (value !== null && typeof value === "object") {
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${dumps(item as JsonValue)}`).join(", ")}}`;
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${dumps(item as JsonValue)}`)
+      .join(", ")}}`;
   }
   return JSON.stringify(value);
 }
@@ -84,8 +98,11 @@ export async function main(model: ChatModel): Promise<string[]> {
   const lines = [`Answer: ${trace.byType(ModelOutput).at(-1)!.content}`];
   lines.push(...show((await requests(agent, trace)).at(-1)!));
   const found = trace.byType(ToolOutput)[0]!;
-  lines.push(`In the trace: ${JSON.stringify(found.elements.filter((element) => Passage.is(element)).map((element) => element.text))}`);
+  lines.push(
+    `In the trace: ${JSON.stringify(found.elements.filter((element) => Passage.is(element)).map((element) => element.text))}`,
+  );
   return lines;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) for (const line of await main(chooseModel())) console.log(line);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href)
+  for (const line of await main(chooseModel())) console.log(line);

@@ -34,12 +34,22 @@ it("keeps each element's number in the whole thread, so a later citation names t
     "Paper goes in the blue container [4].",
   ]);
   const agents = new AgentCatalog(new InMemoryTraceStore(), { assistant: forgetful(model) }, { version: "tutorial-4" });
-  const [thread] = await agents.open("assistant", Input({ payload: "When is residual waste collected?", model: "scripted" }));
+  const [thread] = await agents.open(
+    "assistant",
+    Input({ payload: "When is residual waste collected?", model: "scripted" }),
+  );
   await thread.resume();
   const followUp = Input({ payload: "And paper?", model: "scripted" });
   const trace = await (await agents.thread(thread.id, { input: followUp })).send(followUp);
   const lastRequest = model.requests[3]!;
-  expect(lastRequest.messages.map((message) => messageClass(message))).toEqual(["SystemMessage", "UserMessage", "AssistantMessage", "ToolResult"]);
-  expect(lastRequest.messages.at(-1)!.content).toContain('<passage id="4" cite="[4]">Paper and cardboard go in the blue container');
+  expect(lastRequest.messages.map((message) => messageClass(message))).toEqual([
+    "SystemMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolResult",
+  ]);
+  expect(lastRequest.messages.at(-1)!.content).toContain(
+    '<passage id="4" cite="[4]">Paper and cardboard go in the blue container',
+  );
   expect(trace.byType(ModelOutput).at(-1)!.markers[0]!.cited).toEqual([{ written: 4, source: "waste-collection#1" }]);
 });

@@ -35,7 +35,10 @@ export function forgetful(model: ChatModel): ReActAgent {
 export async function main(model: ChatModel): Promise<string[]> {
   const agents = new AgentCatalog(new InMemoryTraceStore(), { assistant: forgetful(model) }, { version: "tutorial-4" });
   const modelName = model.resolve(null);
-  const [thread] = await agents.open("assistant", Input({ payload: "When is residual waste collected?", model: modelName }));
+  const [thread] = await agents.open(
+    "assistant",
+    Input({ payload: "When is residual waste collected?", model: modelName }),
+  );
   const lines = [`Answer: ${(await thread.resume()).byType(ModelOutput).at(-1)!.content}`];
   const followUp = Input({ payload: "And paper?", model: modelName });
   const trace = await (await agents.thread(thread.id, { input: followUp })).send(followUp);
@@ -44,4 +47,5 @@ export async function main(model: ChatModel): Promise<string[]> {
   return lines;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) for (const line of await main(chooseModel())) console.log(line);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href)
+  for (const line of await main(chooseModel())) console.log(line);

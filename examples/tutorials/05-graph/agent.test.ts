@@ -19,9 +19,14 @@ it("searches and answers a question on waste, without showing the answer call th
     { toolCalls: [{ name: "search", arguments: { query: "residual waste" } }] },
     "Residual waste is collected every Tuesday morning [2].",
   ]);
-  expect(await ask(model, "When is residual waste collected?")).toBe("Residual waste is collected every Tuesday morning.");
+  expect(await ask(model, "When is residual waste collected?")).toBe(
+    "Residual waste is collected every Tuesday morning.",
+  );
   const [, answerCall, afterSearch] = model.requests;
   expect(answerCall!.messages.map((message) => message.role)).toEqual(["system", "user"]);
   expect(answerCall!.tools.map((tool) => tool.name)).toEqual(["search"]);
-  expect(afterSearch!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining('<passage id="2" cite="[2]">Residual waste') });
+  expect(afterSearch!.messages.at(-1)).toMatchObject({
+    role: "tool",
+    content: expect.stringContaining('<passage id="2" cite="[2]">Residual waste'),
+  });
 });

@@ -13,7 +13,10 @@ export class Reply implements Step {
   }
 
   done(context: StepContext, key: string): boolean {
-    return context.trace.stream(context.stream).events.slice(Number(key)).some((event) => this.answered(event, context.node));
+    return context.trace
+      .stream(context.stream)
+      .events.slice(Number(key))
+      .some((event) => this.answered(event, context.node));
   }
 
   async run(context: StepContext): Promise<Event[]> {

@@ -22,7 +22,10 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
   readonly model: string;
   private readonly options: ResolvedOptions;
 
-  constructor(private readonly client: OpenAI, options: OpenAIChatModelOptions) {
+  constructor(
+    private readonly client: OpenAI,
+    options: OpenAIChatModelOptions,
+  ) {
     this.options = resolveOptions(options);
     this.model = this.options.model;
   }
@@ -45,7 +48,10 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
     // No `stream: false`: the body is exactly the prepared settings, messages and tools.
     const body = this.body(request, model) as unknown as ChatCompletionCreateParams & { stream?: false };
     try {
-      const completion = await this.client.chat.completions.create(body, { maxRetries: 0, signal: options.signal ?? null });
+      const completion = await this.client.chat.completions.create(body, {
+        maxRetries: 0,
+        signal: options.signal ?? null,
+      });
       return outputOfCompletion(completion, { model, request });
     } catch (error) {
       throw modelError(error, model);
@@ -56,7 +62,9 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
   async *streamComplete(request: ChatRequest, options: CallOptions = {}): AsyncGenerator<Fragment | ModelOutput> {
     const model = this.resolve(options.model);
     const body = {
-      ...this.body(request, model), stream: true, stream_options: { include_usage: true },
+      ...this.body(request, model),
+      stream: true,
+      stream_options: { include_usage: true },
     } as ChatCompletionCreateParams & { stream: true };
     let chunks: AsyncIterator<ChatCompletionChunk>;
     try {
@@ -84,7 +92,9 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
       if (!ended) await chunks.return?.();
     }
     if (!assembly.finished) {
-      throw new TransientError(`The streamed response of ${model} ended before the model finished its output. The call can be tried again.`);
+      throw new TransientError(
+        `The streamed response of ${model} ended before the model finished its output. The call can be tried again.`,
+      );
     }
     yield assembly.output({ model, request });
   }

@@ -25,7 +25,10 @@ export class ModelRequestError extends CallerError {
   /** The service's error code, when it gave one. */
   readonly code: string | null;
 
-  constructor(message: string, options: SoevErrorOptions & { status: number; apiMessage: string; code?: string | null }) {
+  constructor(
+    message: string,
+    options: SoevErrorOptions & { status: number; apiMessage: string; code?: string | null },
+  ) {
     super(message, { ...options, details: { status: options.status, code: options.code ?? null, ...options.details } });
     this.status = options.status;
     this.apiMessage = options.apiMessage;
@@ -40,7 +43,10 @@ export class ModelRequestError extends CallerError {
 export function modelError(error: unknown, model: string): unknown {
   if (error instanceof APIUserAbortError || !(error instanceof APIError)) return error;
   if (error instanceof APIConnectionError) {
-    return new TransientError(`The model service for ${model} could not be reached: ${sentence(withRootCause(error))} The call can be tried again.`, { cause: error });
+    return new TransientError(
+      `The model service for ${model} could not be reached: ${sentence(withRootCause(error))} The call can be tried again.`,
+      { cause: error },
+    );
   }
   const status = error.status;
   const apiMessage = apiMessageOf(error);
@@ -54,9 +60,15 @@ export function modelError(error: unknown, model: string): unknown {
     );
   }
   const hint = HINTS[status] ?? "Fix the request or the adapter's settings; retrying the same call cannot help.";
-  return new ModelRequestError(`The model service refused the call of ${model} with ${status}: ${sentence(apiMessage)} ${hint}`, {
-    cause: error, status, apiMessage, code: error.code ?? null,
-  });
+  return new ModelRequestError(
+    `The model service refused the call of ${model} with ${status}: ${sentence(apiMessage)} ${hint}`,
+    {
+      cause: error,
+      status,
+      apiMessage,
+      code: error.code ?? null,
+    },
+  );
 }
 
 /** A stream that broke off while it was read: the service or the network failed mid-response. */
@@ -64,7 +76,10 @@ export function brokenStreamError(error: unknown, model: string): unknown {
   if (error instanceof APIUserAbortError || (error instanceof Error && error.name === "AbortError")) return error;
   if (error instanceof APIError) return modelError(error, model);
   const reason = error instanceof Error ? withRootCause(error) : String(error);
-  return new TransientError(`The streamed response of ${model} broke off: ${sentence(reason)} The call can be tried again.`, { cause: error });
+  return new TransientError(
+    `The streamed response of ${model} broke off: ${sentence(reason)} The call can be tried again.`,
+    { cause: error },
+  );
 }
 
 // "Connection error." alone does not say what failed: the innermost cause does (ECONNREFUSED, a closed socket).

@@ -30,7 +30,7 @@ const REASONING_FIELDS: readonly ReasoningField[] = ["reasoning_content", "reaso
 /** Apply the defaults and check the options, so a bad configuration fails before any call. */
 export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions {
   if (typeof options?.model !== "string" || options.model.trim() === "") {
-    throw new ValueError("OpenAIChatModel needs a model: pass { model: \"<the model's name at the endpoint>\" }.");
+    throw new ValueError('OpenAIChatModel needs a model: pass { model: "<the model\'s name at the endpoint>" }.');
   }
   const settings = options.settings ?? DEFAULTS.settings;
   if (settings === null || typeof settings !== "object" || Array.isArray(settings)) {
@@ -38,7 +38,9 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
   }
   const owned = Object.keys(settings).filter((key) => OWNED_SETTINGS.includes(key));
   if (owned.length > 0) {
-    throw new ValueError(`OpenAIChatModel settings cannot hold ${owned.join(", ")}: the adapter sets them itself. Remove them from settings.`);
+    throw new ValueError(
+      `OpenAIChatModel settings cannot hold ${owned.join(", ")}: the adapter sets them itself. Remove them from settings.`,
+    );
   }
   try {
     JSON.stringify(settings);
@@ -47,7 +49,9 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
   }
   const reasoningField = options.reasoningField ?? DEFAULTS.reasoningField;
   if (!REASONING_FIELDS.includes(reasoningField)) {
-    throw new ValueError(`OpenAIChatModel reasoningField must be "reasoning_content", "reasoning" or null, not ${JSON.stringify(reasoningField)}.`);
+    throw new ValueError(
+      `OpenAIChatModel reasoningField must be "reasoning_content", "reasoning" or null, not ${JSON.stringify(reasoningField)}.`,
+    );
   }
   return { model: options.model, settings: { ...settings }, reasoningField };
 }

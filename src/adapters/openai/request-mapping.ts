@@ -1,6 +1,8 @@
 /** ChatRequest to the messages and tools of a chat-completions call, with what the mapping changed. */
 import type {
-  ChatCompletionContentPart, ChatCompletionFunctionTool, ChatCompletionMessageParam,
+  ChatCompletionContentPart,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { ChatRequest } from "../../ports/request.js";
 import { argumentsText } from "../../ports/tool-arguments.js";
@@ -23,11 +25,20 @@ export interface MappedRequest {
 export function mapRequest(request: ChatRequest, reasoningField: ReasoningField): MappedRequest {
   const changes: string[] = [];
   const sentMessages = request.messages.map((message) => withoutDropped(message, reasoningField));
-  if (reasoningField === null && request.messages.some((message) => message.role === "assistant" && message.reasoning !== null)) {
+  if (
+    reasoningField === null &&
+    request.messages.some((message) => message.role === "assistant" && message.reasoning !== null)
+  ) {
     changes.push("reasoning dropped: chat completions has no field for it");
   }
-  if (request.messages.some((message) => message.role === "user" && Array.isArray(message.content) &&
-    message.content.some((part) => part.kind === "image" && part.name !== null))) {
+  if (
+    request.messages.some(
+      (message) =>
+        message.role === "user" &&
+        Array.isArray(message.content) &&
+        message.content.some((part) => part.kind === "image" && part.name !== null),
+    )
+  ) {
     changes.push("image names dropped: chat completions sends no name with an image");
   }
   return {
@@ -43,7 +54,10 @@ function withoutDropped(message: Message, reasoningField: ReasoningField): Messa
     return { ...message, reasoning: null };
   }
   if (message.role === "user" && Array.isArray(message.content)) {
-    return { ...message, content: message.content.map((part) => (part.kind === "image" ? { ...part, name: null } : part)) };
+    return {
+      ...message,
+      content: message.content.map((part) => (part.kind === "image" ? { ...part, name: null } : part)),
+    };
   }
   return message;
 }
@@ -68,7 +82,10 @@ function toUserMessage(message: UserMessage): ChatCompletionMessageParam {
 
 function toPart(part: ContentPart): ChatCompletionContentPart {
   if (part.kind === "text") return { type: "text", text: part.text };
-  return { type: "image_url", image_url: { url: `data:${part.mime};base64,${Buffer.from(part.data).toString("base64")}` } };
+  return {
+    type: "image_url",
+    image_url: { url: `data:${part.mime};base64,${Buffer.from(part.data).toString("base64")}` },
+  };
 }
 
 function toAssistantMessage(message: AssistantMessage, reasoningField: ReasoningField): ChatCompletionMessageParam {
@@ -91,5 +108,8 @@ function toAssistantMessage(message: AssistantMessage, reasoningField: Reasoning
 
 // `elements` and `results` are the runtime's own: the model never sees them.
 function toTool(tool: ToolDef): ChatCompletionFunctionTool {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
 }

@@ -31,17 +31,23 @@ export interface OutputParts {
 export function outputOfCompletion(completion: ChatCompletion, facts: CallFacts): ModelOutput {
   const choice = completion.choices?.[0];
   if (choice === undefined) {
-    throw new TransientError(`The model service answered the call of ${facts.model} without a choice: no output to record.`);
+    throw new TransientError(
+      `The model service answered the call of ${facts.model} without a choice: no output to record.`,
+    );
   }
   const message = choice.message;
-  return outputOf({
-    content: message.content ?? "",
-    reasoning: reasoningOf(message),
-    toolCalls: (message.tool_calls ?? []).flatMap((call) =>
-      call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : []),
-    finishReason: choice.finish_reason ?? null,
-    usage: completion.usage,
-  }, facts);
+  return outputOf(
+    {
+      content: message.content ?? "",
+      reasoning: reasoningOf(message),
+      toolCalls: (message.tool_calls ?? []).flatMap((call) =>
+        call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+      ),
+      finishReason: choice.finish_reason ?? null,
+      usage: completion.usage,
+    },
+    facts,
+  );
 }
 
 /** Make the ModelOutput of its parts: content raw (the runtime cuts markers), arguments parsed. */

@@ -40,13 +40,16 @@ export class StreamAssembly {
 
   /** The complete output, once `finished`. */
   output(facts: CallFacts): ModelOutput {
-    return outputOf({
-      content: this.content,
-      reasoning: this.reasoning,
-      toolCalls: [...this.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
-      finishReason: this.finishReason,
-      usage: this.usage,
-    }, facts);
+    return outputOf(
+      {
+        content: this.content,
+        reasoning: this.reasoning,
+        toolCalls: [...this.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+        finishReason: this.finishReason,
+        usage: this.usage,
+      },
+      facts,
+    );
   }
 
   // The id and name arrive whole in the first delta of a call (some servers repeat them): keep the first.

@@ -56,7 +56,12 @@ export function runAttributes(threadId: string, agent: string | null, opening: I
 
 /** The attributes of a call span: where the call is made and which call it is. */
 export function callAttributes(
-  threadId: string, stream: string, node: string | null, kind: CallKind, name: string, callId: string | null,
+  threadId: string,
+  stream: string,
+  node: string | null,
+  kind: CallKind,
+  name: string,
+  callId: string | null,
 ): Attributes {
   return present({
     [SPAN_ATTRIBUTES.threadId]: threadId,
@@ -104,5 +109,7 @@ function shortPayload(payload: unknown): string {
 
 // OpenTelemetry attributes take no null: a fact the call or event does not have is left out.
 function present(values: Record<string, string | number | boolean | null | undefined>): Attributes {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null && value !== undefined)) as Attributes;
+  return Object.fromEntries(
+    Object.entries(values).filter(([, value]) => value !== null && value !== undefined),
+  ) as Attributes;
 }

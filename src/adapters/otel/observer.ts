@@ -4,7 +4,15 @@ import { ValueError } from "../../domain/errors.js";
 import { Failure, ModelOutput, ToolOutput, type Event, type Input } from "../../domain/events.js";
 import type { CallKind, Observer } from "../../ports/observer.js";
 import {
-  CLOSED_SPAN_EVENT, RUN_SPAN, SUPERSEDED_SPAN_EVENT, callAttributes, callSpanName, eventAttributes, failureAttributes, outputAttributes, runAttributes,
+  CLOSED_SPAN_EVENT,
+  RUN_SPAN,
+  SUPERSEDED_SPAN_EVENT,
+  callAttributes,
+  callSpanName,
+  eventAttributes,
+  failureAttributes,
+  outputAttributes,
+  runAttributes,
 } from "./attributes.js";
 
 /** The name of the tracer that OtelObserver takes from the global tracer provider by default. */
@@ -44,7 +52,9 @@ export class OtelObserver implements Observer {
   constructor(options: OtelObserverOptions = {}) {
     const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
     if (typeof tracer?.startSpan !== "function") {
-      throw new ValueError("OtelObserver needs an OpenTelemetry Tracer as `tracer` (one with startSpan), or none for the global one.");
+      throw new ValueError(
+        "OtelObserver needs an OpenTelemetry Tracer as `tracer` (one with startSpan), or none for the global one.",
+      );
     }
     this.tracer = tracer;
   }
@@ -52,7 +62,8 @@ export class OtelObserver implements Observer {
   /** Run `body` inside an active "soev.run" span with the thread, the agent and the opening input. */
   async run<T>(threadId: string, agent: string | null, opening: Input | null, body: () => Promise<T>): Promise<T> {
     const span = watch("starting a run span", () =>
-      this.tracer.startSpan(RUN_SPAN, { attributes: runAttributes(threadId, agent, opening) }, context.active()));
+      this.tracer.startSpan(RUN_SPAN, { attributes: runAttributes(threadId, agent, opening) }, context.active()),
+    );
     if (!span) return body();
     const run: OpenRun = { threadId, span };
     this.runs.push(run);
@@ -67,7 +78,14 @@ export class OtelObserver implements Observer {
   }
 
   /** Start the span of one model or tool call, as a child of the thread's run span when a run is open. */
-  call(threadId: string, stream: string, node: string | null, kind: CallKind, name: string, callId: string | null): void {
+  call(
+    threadId: string,
+    stream: string,
+    node: string | null,
+    kind: CallKind,
+    name: string,
+    callId: string | null,
+  ): void {
     watch("starting a call span", () => {
       const run = this.runOf(threadId);
       const parent: Context = run ? trace.setSpan(context.active(), run.span) : context.active();
@@ -93,7 +111,8 @@ export class OtelObserver implements Observer {
   close(): void {
     for (const { span } of this.calls.values()) watch("closing a call span", () => endSpan(span, CLOSED_SPAN_EVENT));
     this.calls.clear();
-    for (const { span } of this.runs.splice(0).reverse()) watch("closing a run span", () => endSpan(span, CLOSED_SPAN_EVENT));
+    for (const { span } of this.runs.splice(0).reverse())
+      watch("closing a run span", () => endSpan(span, CLOSED_SPAN_EVENT));
   }
 
   // Whether the event answers an open call: then it ends that call's span, described or not.
@@ -126,14 +145,21 @@ export class OtelObserver implements Observer {
       if (call.run !== run) continue;
       this.calls.delete(key);
       watch("ending an unanswered call span", () => {
-        if (failed) call.span.setStatus({ code: SpanStatusCode.ERROR, message: "The run ended with an error before this call was answered." });
+        if (failed)
+          call.span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: "The run ended with an error before this call was answered.",
+          });
         call.span.end();
       });
     }
     if (failed) {
       const { error } = failed;
       run.span.recordException(error instanceof Error ? error : String(error));
-      run.span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      run.span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
     run.span.end();
   }
@@ -150,7 +176,9 @@ async function enter<T>(span: Span, body: () => Promise<T>): Promise<T> {
     return await context.with(trace.setSpan(context.active(), span), once);
   } catch (error) {
     if (entered) throw error;
-    diag.warn(`soev-agents OtelObserver: entering the run span's context failed, the run goes on without it: ${String(error)}`);
+    diag.warn(
+      `soev-agents OtelObserver: entering the run span's context failed, the run goes on without it: ${String(error)}`,
+    );
     return body();
   }
 }
@@ -158,7 +186,10 @@ async function enter<T>(span: Span, body: () => Promise<T>): Promise<T> {
 // The key of the call that an event answers, or null for an event that answers no call.
 function answeredKey(threadId: string, event: Event): string | null {
   if (ModelOutput.is(event)) return modelKey(threadId, event.stream, event.origin);
-  if (Failure.is(event)) return event.callId === null ? modelKey(threadId, event.stream, event.origin) : toolKey(threadId, event.stream, event.callId);
+  if (Failure.is(event))
+    return event.callId === null
+      ? modelKey(threadId, event.stream, event.origin)
+      : toolKey(threadId, event.stream, event.callId);
   if (ToolOutput.is(event) && event.callId !== null) return toolKey(threadId, event.stream, event.callId);
   return null;
 }
@@ -170,7 +201,8 @@ function describe(span: Span, event: Event): void {
     span.setAttributes(failureAttributes(event));
     span.setStatus({ code: SpanStatusCode.ERROR, message: `${event.error}: ${event.message}` });
   }
-  if (ToolOutput.is(event) && event.error !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: event.error });
+  if (ToolOutput.is(event) && event.error !== null)
+    span.setStatus({ code: SpanStatusCode.ERROR, message: event.error });
 }
 
 // A span that ends without its answer says why, in a span event.
@@ -189,5 +221,7 @@ function watch<T>(what: string, action: () => T): T | undefined {
   }
 }
 
-const modelKey = (threadId: string, stream: string, node: string | null): string => JSON.stringify(["model", threadId, stream, node]);
-const toolKey = (threadId: string, stream: string, callId: string): string => JSON.stringify(["tool", threadId, stream, callId]);
+const modelKey = (threadId: string, stream: string, node: string | null): string =>
+  JSON.stringify(["model", threadId, stream, node]);
+const toolKey = (threadId: string, stream: string, callId: string): string =>
+  JSON.stringify(["tool", threadId, stream, callId]);

@@ -5,11 +5,27 @@ import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/
 import { ThreadChanges } from "./changes.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {
-  acquired, checkExpected, checkLease, liveLease, newestFirst, released, renewed, seal, toEntry,
-  type EventRow, type LeaseState,
+  acquired,
+  checkExpected,
+  checkLease,
+  liveLease,
+  newestFirst,
+  released,
+  renewed,
+  seal,
+  toEntry,
+  type EventRow,
+  type LeaseState,
 } from "./rules.js";
 import {
-  StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
+  StoreClosedError,
+  checkCount,
+  checkExpectedShape,
+  checkLeaseShape,
+  checkLeaseTerms,
+  checkThreadId,
+  prepareAppend,
+  prepareLoad,
 } from "./validation.js";
 
 interface MemoryThread {
@@ -30,12 +46,15 @@ export class InMemoryTraceStore implements TraceStore {
   private keys = 0;
   private isClosed = false;
   private readonly pages: LogPages = {
-    forward: (threadId, after, limit) => Promise.resolve(this.page(threadId, (rows) => rows.slice(after, after + limit))),
+    forward: (threadId, after, limit) =>
+      Promise.resolve(this.page(threadId, (rows) => rows.slice(after, after + limit))),
     backward: (threadId, before, limit) =>
-      Promise.resolve(this.page(threadId, (rows) => {
-        const end = before === null ? rows.length : before - 1;
-        return rows.slice(Math.max(0, end - limit), end).reverse();
-      })),
+      Promise.resolve(
+        this.page(threadId, (rows) => {
+          const end = before === null ? rows.length : before - 1;
+          return rows.slice(Math.max(0, end - limit), end).reverse();
+        }),
+      ),
     checkOpen: () => this.checkOpen(),
     isClosed: () => this.isClosed,
   };
@@ -125,7 +144,11 @@ export class InMemoryTraceStore implements TraceStore {
   async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
-    const listed = [...this.logs.entries()].map(([id, thread]) => ({ id, first: thread.rows[0]!, firstTs: thread.rows[0]!.ts }));
+    const listed = [...this.logs.entries()].map(([id, thread]) => ({
+      id,
+      first: thread.rows[0]!,
+      firstTs: thread.rows[0]!.ts,
+    }));
     listed.sort(newestFirst);
     let start = 0;
     if (options.before != null) {

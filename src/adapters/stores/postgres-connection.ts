@@ -18,8 +18,11 @@ export function postgresFailure(error: unknown, schema: string): unknown {
     );
   }
   const connectionLost = /Connection terminated|connection timeout/i.test(message);
-  if (typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code)) || connectionLost) {
-    return new TransientError(`PostgreSQL failed for the trace store: ${message}. Check that PostgreSQL is reachable; the call can be retried.`, { cause: error });
+  if ((typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code))) || connectionLost) {
+    return new TransientError(
+      `PostgreSQL failed for the trace store: ${message}. Check that PostgreSQL is reachable; the call can be retried.`,
+      { cause: error },
+    );
   }
   return error;
 }

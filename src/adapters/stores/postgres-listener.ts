@@ -44,7 +44,8 @@ export class PostgresListener {
     if (this.closed) return;
     const client = new Client(this.config);
     client.on("notification", (notification: Notification) => {
-      if (notification.channel === this.channel && notification.payload !== undefined) this.onNotify(notification.payload);
+      if (notification.channel === this.channel && notification.payload !== undefined)
+        this.onNotify(notification.payload);
     });
     // A dropped connection is found again on the next wait; until then followers read once more.
     client.on("error", () => this.drop(client));

@@ -56,7 +56,9 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
 /** Check a schema name, and return it quoted for SQL. */
 export function quoteSchema(schema: string): string {
   if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
-    throw new ValueError(`A PostgreSQL schema name for the trace store must match ${SCHEMA_NAME.source}, got ${JSON.stringify(schema)}.`);
+    throw new ValueError(
+      `A PostgreSQL schema name for the trace store must match ${SCHEMA_NAME.source}, got ${JSON.stringify(schema)}.`,
+    );
   }
   return `"${schema}"`;
 }
@@ -84,8 +86,12 @@ export async function migratePostgres(pool: Pool, options: MigratePostgresOption
     // One migration at a time per schema, so concurrent start-ups never race on CREATE.
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`soev-trace-migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.trace_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ applied: number }>(`SELECT count(*)::int AS applied FROM ${quoted}.trace_migrations`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoted}.trace_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ applied: number }>(
+      `SELECT count(*)::int AS applied FROM ${quoted}.trace_migrations`,
+    );
     for (let version = rows[0]!.applied; version < MIGRATIONS.length; version++) {
       await client.query(MIGRATIONS[version]!(quoted));
       await client.query(`INSERT INTO ${quoted}.trace_migrations (version) VALUES ($1)`, [version + 1]);

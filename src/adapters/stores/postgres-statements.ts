@@ -2,20 +2,21 @@
 import type { PoolClient } from "pg";
 import type { EventRow, LeaseState } from "./rules.js";
 
-const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payload::text AS payload, e.seq, e.ts, e.version";
+const EVENT_COLUMNS =
+  "e.position, e.type, e.stream, e.actor, e.origin, e.payload::text AS payload, e.seq, e.ts, e.version";
 
 /** The statements of a store on `s`, the quoted schema name. */
 export function postgresStatements(s: string) {
   const page = (direction: ">" | "<", order: "ASC" | "DESC") =>
     `SELECT t.key::text AS key, ${EVENT_COLUMNS} FROM ${s}.trace_threads t LEFT JOIN LATERAL (` +
     `SELECT * FROM ${s}.trace_events x WHERE x.thread_key = t.key AND x.position ${direction} $2 ORDER BY x.position ${order} LIMIT $3` +
-    ") e ON true WHERE t.id = $1 ORDER BY e.position " + order;
+    ") e ON true WHERE t.id = $1 ORDER BY e.position " +
+    order;
   return {
     /** Serialises the writes to one thread (and its lease) for the transaction: $1 is "schema:thread". */
     lock: "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
     thread: `SELECT key::text AS key, length FROM ${s}.trace_threads WHERE id = $1`,
-    streamLengths:
-      `SELECT stream, max(seq) + 1 AS length FROM ${s}.trace_events WHERE thread_key = $1 AND stream = ANY($2::text[]) GROUP BY stream`,
+    streamLengths: `SELECT stream, max(seq) + 1 AS length FROM ${s}.trace_events WHERE thread_key = $1 AND stream = ANY($2::text[]) GROUP BY stream`,
     insertThread: `INSERT INTO ${s}.trace_threads (id, length, first_ts) VALUES ($1, 0, $2) RETURNING key::text AS key`,
     insertEvents:
       `INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version) ` +
@@ -47,23 +48,48 @@ export function postgresStatements(s: string) {
 export type PostgresStatements = ReturnType<typeof postgresStatements>;
 
 /** Insert rows of one thread in one statement, column by column. */
-export async function insertEvents(client: PoolClient, sql: PostgresStatements, key: string, rows: readonly EventRow[]): Promise<void> {
+export async function insertEvents(
+  client: PoolClient,
+  sql: PostgresStatements,
+  key: string,
+  rows: readonly EventRow[],
+): Promise<void> {
   const column = <K extends keyof EventRow>(name: K) => rows.map((row) => row[name]);
   await client.query(sql.insertEvents, [
-    key, column("position"), column("type"), column("stream"), column("actor"), column("origin"),
-    column("payload"), column("seq"), column("ts"), column("version"),
+    key,
+    column("position"),
+    column("type"),
+    column("stream"),
+    column("actor"),
+    column("origin"),
+    column("payload"),
+    column("seq"),
+    column("ts"),
+    column("version"),
   ]);
 }
 
 /** The thread's lease (null when the store holds none), and the database's time in milliseconds. */
-export async function leaseState(client: PoolClient, sql: PostgresStatements, threadId: string): Promise<{ state: LeaseState | null; now: number }> {
+export async function leaseState(
+  client: PoolClient,
+  sql: PostgresStatements,
+  threadId: string,
+): Promise<{ state: LeaseState | null; now: number }> {
   const row = (await client.query<Partial<LeaseState> & { now: number }>(sql.lease, [threadId])).rows[0]!;
-  const state = row.owner == null ? null : { owner: row.owner, counter: row.counter!, expiresAt: row.expiresAt!, released: row.released! };
+  const state =
+    row.owner == null
+      ? null
+      : { owner: row.owner, counter: row.counter!, expiresAt: row.expiresAt!, released: row.released! };
   return { state, now: row.now };
 }
 
 /** Write the thread's lease, and return it. */
-export async function putLease(client: PoolClient, sql: PostgresStatements, threadId: string, state: LeaseState): Promise<LeaseState> {
+export async function putLease(
+  client: PoolClient,
+  sql: PostgresStatements,
+  threadId: string,
+  state: LeaseState,
+): Promise<LeaseState> {
   await client.query(sql.putLease, [threadId, state.owner, state.counter, state.expiresAt, state.released]);
   return state;
 }

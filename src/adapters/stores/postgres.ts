@@ -7,13 +7,35 @@ import { ThreadChanges } from "./changes.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresListener } from "./postgres-listener.js";
 import { DEFAULT_SCHEMA, channelOf, quoteSchema } from "./postgres-schema.js";
-import { insertEvents, leaseState, postgresStatements, putLease, type PostgresStatements } from "./postgres-statements.js";
+import {
+  insertEvents,
+  leaseState,
+  postgresStatements,
+  putLease,
+  type PostgresStatements,
+} from "./postgres-statements.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {
-  acquired, checkExpected, checkLease, liveLease, released, renewed, seal, streamsOf, toEntry, type EventRow,
+  acquired,
+  checkExpected,
+  checkLease,
+  liveLease,
+  released,
+  renewed,
+  seal,
+  streamsOf,
+  toEntry,
+  type EventRow,
 } from "./rules.js";
 import {
-  StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
+  StoreClosedError,
+  checkCount,
+  checkExpectedShape,
+  checkLeaseShape,
+  checkLeaseTerms,
+  checkThreadId,
+  prepareAppend,
+  prepareLoad,
 } from "./validation.js";
 
 /** Options of PostgresTraceStore: give `pool` or `connectionString`. */
@@ -64,7 +86,11 @@ export class PostgresTraceStore implements TraceStore {
     this.connection = new PostgresConnection(this.pool, this.schema, this.sql.lock);
     this.changes = new ThreadChanges(() => this.listener.ready());
     this.listener = new PostgresListener(
-      this.pool.options, channelOf(this.schema), (threadId) => this.changes.notify(threadId), () => this.changes.notifyAll(), this.schema,
+      this.pool.options,
+      channelOf(this.schema),
+      (threadId) => this.changes.notify(threadId),
+      () => this.changes.notifyAll(),
+      this.schema,
     );
   }
 
@@ -76,19 +102,25 @@ export class PostgresTraceStore implements TraceStore {
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
     const rows = await this.connection.write(threadId, async (client) => {
-      if (options.lease != null) checkLease(threadId, (await leaseState(client, this.sql, threadId)).state, options.lease);
+      if (options.lease != null)
+        checkLease(threadId, (await leaseState(client, this.sql, threadId)).state, options.lease);
       const thread = (await client.query<{ key: string; length: number }>(this.sql.thread, [threadId])).rows[0];
       const lengths = new Map<string, number>();
       const streams = streamsOf(prepared, options.expected);
       if (thread && streams.length > 0) {
-        const found = await client.query<{ stream: string; length: number }>(this.sql.streamLengths, [thread.key, streams]);
+        const found = await client.query<{ stream: string; length: number }>(this.sql.streamLengths, [
+          thread.key,
+          streams,
+        ]);
         for (const row of found.rows) lengths.set(row.stream, Number(row.length));
       }
       const lengthOf = (stream: string) => lengths.get(stream) ?? 0;
       checkExpected(threadId, options.expected, lengthOf);
       if (prepared.length === 0) return [];
       const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
-      const key = thread?.key ?? (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
+      const key =
+        thread?.key ??
+        (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
       await insertEvents(client, this.sql, key, sealed);
       await client.query(this.sql.grow, [key, sealed.at(-1)!.position]);
       await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
@@ -156,8 +188,14 @@ export class PostgresTraceStore implements TraceStore {
     await this.connection.write(threadId, async (client) => {
       await client.query(this.sql.deleteThread, [threadId]);
       if (sealed.length > 0) {
-        const key = (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
-        await insertEvents(client, this.sql, key, sealed.map((event, index) => ({ ...event, position: index + 1 })));
+        const key = (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!
+          .key;
+        await insertEvents(
+          client,
+          this.sql,
+          key,
+          sealed.map((event, index) => ({ ...event, position: index + 1 })),
+        );
         await client.query(this.sql.grow, [key, sealed.length]);
       }
       await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
@@ -168,7 +206,9 @@ export class PostgresTraceStore implements TraceStore {
   async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
-    const { rows } = await this.connection.query((client) => client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]));
+    const { rows } = await this.connection.query((client) =>
+      client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]),
+    );
     return rows.map((row) => [row.id, toEntry(row).event]);
   }
 
@@ -193,7 +233,9 @@ export class PostgresTraceStore implements TraceStore {
   }
 
   private async page(sql: string, threadId: string, from: number, limit: number): Promise<Page> {
-    const { rows } = await this.connection.query((client) => client.query<EventRow & { key: string }>(sql, [threadId, from, limit]));
+    const { rows } = await this.connection.query((client) =>
+      client.query<EventRow & { key: string }>(sql, [threadId, from, limit]),
+    );
     const key = rows[0]?.key ?? null;
     return { key, entries: rows.filter((row) => row.position !== null).map(toEntry) };
   }

@@ -66,7 +66,10 @@ export async function* readLog(
 }
 
 /** TraceStore.readBackwards: pages from the end, each fetched only when the reader asks for more. */
-export async function* readLogBackwards(pages: LogPages, threadId: string): AsyncGenerator<LogEntry<StoredEvent>, void, undefined> {
+export async function* readLogBackwards(
+  pages: LogPages,
+  threadId: string,
+): AsyncGenerator<LogEntry<StoredEvent>, void, undefined> {
   pages.checkOpen();
   checkThreadId(threadId);
   let before: number | null = null;

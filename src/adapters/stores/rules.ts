@@ -22,7 +22,10 @@ export interface LeaseState {
 }
 
 /** The streams an append reads the length of: those it writes to and those it expects. */
-export function streamsOf(events: readonly PreparedEvent[], expected?: Readonly<Record<Stream, number>> | null): Stream[] {
+export function streamsOf(
+  events: readonly PreparedEvent[],
+  expected?: Readonly<Record<Stream, number>> | null,
+): Stream[] {
   return [...new Set([...events.map((event) => event.stream), ...Object.keys(expected ?? {})])];
 }
 
@@ -45,7 +48,12 @@ export function checkExpected(
 }
 
 /** Seal prepared events: seq is the place in its stream, ts the time of the append, positions follow `last`. */
-export function seal(events: readonly PreparedEvent[], lengthOf: (stream: Stream) => number, last: number, ts: string): EventRow[] {
+export function seal(
+  events: readonly PreparedEvent[],
+  lengthOf: (stream: Stream) => number,
+  last: number,
+  ts: string,
+): EventRow[] {
   const lengths = new Map<Stream, number>();
   return events.map((event, index) => {
     const seq = lengths.get(event.stream) ?? lengthOf(event.stream);
@@ -57,7 +65,10 @@ export function seal(events: readonly PreparedEvent[], lengthOf: (stream: Stream
 /** The entry a read yields for a row: the payload parsed from its JSON text. */
 export function toEntry(row: EventRow): LogEntry<StoredEvent> {
   const { position, type, stream, actor, origin, payload, seq, ts, version } = row;
-  return { position, event: { type, stream, actor, origin, payload: JSON.parse(payload) as StoredEvent["payload"], seq, ts, version } };
+  return {
+    position,
+    event: { type, stream, actor, origin, payload: JSON.parse(payload) as StoredEvent["payload"], seq, ts, version },
+  };
 }
 
 /** Whether `lease` is the thread's current lease, whether or not it expired or was released. */
@@ -68,7 +79,9 @@ function isCurrent(current: LeaseState | null, lease: Lease): boolean {
 /** Refuse an append under a lease that a later acquisition replaced, or when the store holds no lease. */
 export function checkLease(threadId: string, current: LeaseState | null, lease: Lease | null | undefined): void {
   if (!lease || isCurrent(current, lease)) return;
-  const now = current ? `the current lease is counter ${current.counter} of "${current.owner}"` : "the store holds no lease of it";
+  const now = current
+    ? `the current lease is counter ${current.counter} of "${current.owner}"`
+    : "the store holds no lease of it";
   throw new LeaseExpiredError(
     `The lease of thread "${threadId}" (counter ${lease.counter} of "${lease.owner}") was replaced: ${now}. ` +
       "Nothing was appended; the holder of the current lease continues the thread.",
@@ -77,7 +90,13 @@ export function checkLease(threadId: string, current: LeaseState | null, lease: 
 }
 
 /** The lease an acquisition leaves: free when none lives or the owner holds it; the counter goes up by one. */
-export function acquired(threadId: string, current: LeaseState | null, owner: string, ttl: number, now: number): LeaseState {
+export function acquired(
+  threadId: string,
+  current: LeaseState | null,
+  owner: string,
+  ttl: number,
+  now: number,
+): LeaseState {
   if (current && !current.released && current.expiresAt > now && current.owner !== owner) {
     throw new LeaseHeldError(
       `Thread "${threadId}" is leased by "${current.owner}" until ${new Date(current.expiresAt).toISOString()}. ` +

@@ -7,11 +7,29 @@ import type { Stream } from "../../domain/events.js";
 import type { LogEntry, StoredEvent } from "../../domain/stored.js";
 import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
-import { acquired, checkExpected, checkLease, liveLease, released, renewed, seal, toEntry, type EventRow, type LeaseState } from "./rules.js";
+import {
+  acquired,
+  checkExpected,
+  checkLease,
+  liveLease,
+  released,
+  renewed,
+  seal,
+  toEntry,
+  type EventRow,
+  type LeaseState,
+} from "./rules.js";
 import { SqliteFollowers } from "./sqlite-followers.js";
 import { sqliteStatements, type SqliteStatements } from "./sqlite-statements.js";
 import {
-  StoreClosedError, checkCount, checkExpectedShape, checkLeaseShape, checkLeaseTerms, checkThreadId, prepareAppend, prepareLoad,
+  StoreClosedError,
+  checkCount,
+  checkExpectedShape,
+  checkLeaseShape,
+  checkLeaseTerms,
+  checkThreadId,
+  prepareAppend,
+  prepareLoad,
 } from "./validation.js";
 
 /** Options of SqliteTraceStore. */
@@ -35,19 +53,24 @@ export class SqliteTraceStore implements TraceStore {
   private readonly followers: SqliteFollowers;
   private isClosed = false;
   private readonly pages: LogPages = {
-    forward: (threadId, after, limit) => Promise.resolve(this.page(threadId, (key) => this.sql.forward.all(key, after, limit))),
+    forward: (threadId, after, limit) =>
+      Promise.resolve(this.page(threadId, (key) => this.sql.forward.all(key, after, limit))),
     backward: (threadId, before, limit) =>
-      Promise.resolve(this.page(threadId, (key) => this.sql.backward.all(key, before ?? Number.MAX_SAFE_INTEGER, limit))),
+      Promise.resolve(
+        this.page(threadId, (key) => this.sql.backward.all(key, before ?? Number.MAX_SAFE_INTEGER, limit)),
+      ),
     checkOpen: () => this.checkOpen(),
     isClosed: () => this.isClosed,
   };
 
   /** Open (or create, with its folder) the store in the file at `path`, or in memory with ":memory:". */
   constructor(path: string, options: SqliteTraceStoreOptions = {}) {
-    if (typeof path !== "string" || path.length === 0) throw new ValueError(`SqliteTraceStore takes a file path or ":memory:", got ${String(path)}.`);
+    if (typeof path !== "string" || path.length === 0)
+      throw new ValueError(`SqliteTraceStore takes a file path or ":memory:", got ${String(path)}.`);
     const { busyTimeout, pollInterval } = { ...DEFAULTS, ...options };
     for (const [name, value] of Object.entries({ busyTimeout, pollInterval })) {
-      if (!Number.isFinite(value) || value <= 0) throw new ValueError(`SqliteTraceStore option ${name} must be seconds above 0, got ${String(value)}.`);
+      if (!Number.isFinite(value) || value <= 0)
+        throw new ValueError(`SqliteTraceStore option ${name} must be seconds above 0, got ${String(value)}.`);
     }
     // The app's data folder may not exist yet on a first start.
     if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -65,22 +88,28 @@ export class SqliteTraceStore implements TraceStore {
     const prepared = prepareAppend(events);
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
-    const rows = this.db.transaction(() => {
-      checkLease(threadId, this.leaseState(threadId), options.lease);
-      const thread = this.sql.thread.get(threadId) as { key: number; length: number } | undefined;
-      const lengths = new Map<Stream, number>();
-      const lengthOf = (stream: Stream): number => {
-        if (!lengths.has(stream)) lengths.set(stream, thread ? (this.sql.streamLength.get(thread.key, stream) as { length: number }).length : 0);
-        return lengths.get(stream)!;
-      };
-      checkExpected(threadId, options.expected, lengthOf);
-      if (prepared.length === 0) return [];
-      const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
-      const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
-      for (const row of sealed) this.sql.insertEvent.run({ key, ...row });
-      this.sql.grow.run(sealed.at(-1)!.position, key);
-      return sealed;
-    }).immediate();
+    const rows = this.db
+      .transaction(() => {
+        checkLease(threadId, this.leaseState(threadId), options.lease);
+        const thread = this.sql.thread.get(threadId) as { key: number; length: number } | undefined;
+        const lengths = new Map<Stream, number>();
+        const lengthOf = (stream: Stream): number => {
+          if (!lengths.has(stream))
+            lengths.set(
+              stream,
+              thread ? (this.sql.streamLength.get(thread.key, stream) as { length: number }).length : 0,
+            );
+          return lengths.get(stream)!;
+        };
+        checkExpected(threadId, options.expected, lengthOf);
+        if (prepared.length === 0) return [];
+        const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
+        const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
+        for (const row of sealed) this.sql.insertEvent.run({ key, ...row });
+        this.sql.grow.run(sealed.at(-1)!.position, key);
+        return sealed;
+      })
+      .immediate();
     if (rows.length > 0) this.changed(threadId);
     return rows.map((row) => toEntry(row).event);
   }
@@ -90,11 +119,13 @@ export class SqliteTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     checkLeaseTerms(options, true);
-    const next = this.db.transaction(() => {
-      const state = acquired(threadId, this.leaseState(threadId), options.owner, options.ttl, Date.now());
-      this.sql.putLease.run({ threadId, ...state, released: 0 });
-      return state;
-    }).immediate();
+    const next = this.db
+      .transaction(() => {
+        const state = acquired(threadId, this.leaseState(threadId), options.owner, options.ttl, Date.now());
+        this.sql.putLease.run({ threadId, ...state, released: 0 });
+        return state;
+      })
+      .immediate();
     return { threadId, owner: next.owner, counter: next.counter };
   }
 
@@ -103,20 +134,24 @@ export class SqliteTraceStore implements TraceStore {
     this.checkOpen();
     checkLeaseShape(lease);
     checkLeaseTerms(options, false);
-    this.db.transaction(() => {
-      const state = renewed(this.leaseState(lease.threadId), lease, options.ttl, Date.now());
-      this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 0 });
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const state = renewed(this.leaseState(lease.threadId), lease, options.ttl, Date.now());
+        this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 0 });
+      })
+      .immediate();
   }
 
   /** {@inheritDoc TraceStore.release} */
   async release(lease: Lease): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
-    this.db.transaction(() => {
-      const state = released(this.leaseState(lease.threadId), lease);
-      if (state) this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 1 });
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const state = released(this.leaseState(lease.threadId), lease);
+        if (state) this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 1 });
+      })
+      .immediate();
   }
 
   /** {@inheritDoc TraceStore.lease} */
@@ -141,13 +176,15 @@ export class SqliteTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     const sealed = prepareLoad(events);
-    this.db.transaction(() => {
-      this.removeLog(threadId);
-      if (sealed.length === 0) return;
-      const key = Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
-      sealed.forEach((event, index) => this.sql.insertEvent.run({ key, ...event, position: index + 1 }));
-      this.sql.grow.run(sealed.length, key);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.removeLog(threadId);
+        if (sealed.length === 0) return;
+        const key = Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
+        sealed.forEach((event, index) => this.sql.insertEvent.run({ key, ...event, position: index + 1 }));
+        this.sql.grow.run(sealed.length, key);
+      })
+      .immediate();
     this.changed(threadId);
   }
 
@@ -155,7 +192,9 @@ export class SqliteTraceStore implements TraceStore {
   async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
-    const rows = this.sql.threads.all({ before: options.before ?? null, limit: options.limit }) as (EventRow & { id: string })[];
+    const rows = this.sql.threads.all({ before: options.before ?? null, limit: options.limit }) as (EventRow & {
+      id: string;
+    })[];
     return rows.map((row) => [row.id, toEntry(row).event]);
   }
 
@@ -163,10 +202,12 @@ export class SqliteTraceStore implements TraceStore {
   async delete(threadId: string): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
-    this.db.transaction(() => {
-      this.removeLog(threadId);
-      this.sql.deleteLease.run(threadId);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.removeLog(threadId);
+        this.sql.deleteLease.run(threadId);
+      })
+      .immediate();
     this.changed(threadId);
   }
 

@@ -29,8 +29,15 @@ const MAX_THREAD_ID = 1000;
 
 /** Refuse a thread id that is not a non-empty string of at most MAX_THREAD_ID characters. */
 export function checkThreadId(threadId: unknown): asserts threadId is string {
-  if (typeof threadId !== "string" || threadId.length === 0 || threadId.length > MAX_THREAD_ID || threadId.includes("\0")) {
-    throw new ValueError(`A thread id must be a non-empty string of at most ${MAX_THREAD_ID} characters, without NUL, got ${describe(threadId)}.`);
+  if (
+    typeof threadId !== "string" ||
+    threadId.length === 0 ||
+    threadId.length > MAX_THREAD_ID ||
+    threadId.includes("\0")
+  ) {
+    throw new ValueError(
+      `A thread id must be a non-empty string of at most ${MAX_THREAD_ID} characters, without NUL, got ${describe(threadId)}.`,
+    );
   }
 }
 
@@ -64,7 +71,9 @@ export function prepareLoad(events: readonly StoredEvent[]): SealedEvent[] {
     }
     const time = typeof event.ts === "string" ? Date.parse(event.ts) : Number.NaN;
     if (Number.isNaN(time)) {
-      throw new ValueError(`load takes sealed events: event ${index} has ts ${describe(event.ts)}, not an ISO 8601 time. Nothing was loaded.`);
+      throw new ValueError(
+        `load takes sealed events: event ${index} has ts ${describe(event.ts)}, not an ISO 8601 time. Nothing was loaded.`,
+      );
     }
     lengths.set(prepared.stream, expected + 1);
     // One format for every ts, so that threads sort by their first event's time as text.
@@ -73,7 +82,9 @@ export function prepareLoad(events: readonly StoredEvent[]): SealedEvent[] {
 }
 
 /** Check the `expected` option of append: stream names mapped to lengths (non-negative integers). */
-export function checkExpectedShape(expected: unknown): asserts expected is Readonly<Record<Stream, number>> | null | undefined {
+export function checkExpectedShape(
+  expected: unknown,
+): asserts expected is Readonly<Record<Stream, number>> | null | undefined {
   if (expected == null) return;
   if (typeof expected !== "object" || Array.isArray(expected)) {
     throw new ValueError(`expected must map stream names to lengths, got ${describe(expected)}.`);
@@ -89,13 +100,20 @@ export function checkExpectedShape(expected: unknown): asserts expected is Reado
 export function checkLeaseShape(lease: unknown, threadId?: string): asserts lease is Lease {
   const candidate = lease as Partial<Lease> | null;
   if (
-    !candidate || typeof candidate !== "object" || typeof candidate.threadId !== "string" ||
-    typeof candidate.owner !== "string" || !Number.isInteger(candidate.counter)
+    !candidate ||
+    typeof candidate !== "object" ||
+    typeof candidate.threadId !== "string" ||
+    typeof candidate.owner !== "string" ||
+    !Number.isInteger(candidate.counter)
   ) {
-    throw new ValueError(`A lease must be { threadId, owner, counter } as acquire returned it, got ${describe(lease)}.`);
+    throw new ValueError(
+      `A lease must be { threadId, owner, counter } as acquire returned it, got ${describe(lease)}.`,
+    );
   }
   if (threadId !== undefined && candidate.threadId !== threadId) {
-    throw new ValueError(`The lease is for thread "${candidate.threadId}", not for thread "${threadId}". Nothing was appended.`);
+    throw new ValueError(
+      `The lease is for thread "${candidate.threadId}", not for thread "${threadId}". Nothing was appended.`,
+    );
   }
 }
 
@@ -121,10 +139,14 @@ function prepare(event: StoredEvent, index: number): PreparedEvent {
   if (!event || typeof event !== "object") throw new ValueError(`${where} is not a StoredEvent: ${describe(event)}.`);
   if (typeof event.type !== "string" || event.type.length === 0) throw new ValueError(`${where} has no type name.`);
   const what = `${where} (type "${event.type}")`;
-  if (typeof event.stream !== "string" || event.stream.length === 0) throw new ValueError(`${what} has no stream name.`);
-  if (!ACTORS.has(event.actor)) throw new ValueError(`${what} has actor ${describe(event.actor)}; use "user", "model", "tool" or "system".`);
-  if (event.origin != null && typeof event.origin !== "string") throw new ValueError(`${what} has an origin that is not a string.`);
-  if (event.version != null && typeof event.version !== "string") throw new ValueError(`${what} has a version that is not a string.`);
+  if (typeof event.stream !== "string" || event.stream.length === 0)
+    throw new ValueError(`${what} has no stream name.`);
+  if (!ACTORS.has(event.actor))
+    throw new ValueError(`${what} has actor ${describe(event.actor)}; use "user", "model", "tool" or "system".`);
+  if (event.origin != null && typeof event.origin !== "string")
+    throw new ValueError(`${what} has an origin that is not a string.`);
+  if (event.version != null && typeof event.version !== "string")
+    throw new ValueError(`${what} has a version that is not a string.`);
   // PostgreSQL text cannot hold NUL; refusing it everywhere keeps the three stores alike.
   if ([event.type, event.stream, event.origin, event.version].some((text) => text?.includes("\0"))) {
     throw new ValueError(`${what} has a NUL character in its type, stream, origin or version.`);
@@ -143,7 +165,14 @@ function prepare(event: StoredEvent, index: number): PreparedEvent {
       { cause, details: { index, type: event.type } },
     );
   }
-  return { type: event.type, stream: event.stream, actor: event.actor, origin: event.origin ?? null, payload: json, version: event.version ?? null };
+  return {
+    type: event.type,
+    stream: event.stream,
+    actor: event.actor,
+    origin: event.origin ?? null,
+    payload: json,
+    version: event.version ?? null,
+  };
 }
 
 function describe(value: unknown): string {

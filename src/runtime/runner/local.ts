@@ -43,14 +43,24 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
     const step = graph.step(node);
     const work = step.plan({ ...base, trace, node });
     // A task runs its stream's turn in-process; the model's fragments of a task are not the thread's answer.
-    const runStreamTurn = (taskGraph: Graph, stream: string) => runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
+    const runStreamTurn = (taskGraph: Graph, stream: string) =>
+      runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
     const results = await Promise.allSettled(
       work.map((unit) =>
-        unit.kind === "task" ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn) : runWork(recorder, step, { ...base, trace, node }, unit)),
+        unit.kind === "task"
+          ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn)
+          : runWork(recorder, step, { ...base, trace, node }, unit),
+      ),
     );
-    const failures = results.flatMap((result, index) => (result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : []));
+    const failures = results.flatMap((result, index) =>
+      result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : [],
+    );
     for (const { error, unit } of failures) {
-      await recordFailure(recorder, error, { stream: base.stream, node, callId: unit.kind === "tool" || unit.kind === "task" ? unit.key : null });
+      await recordFailure(recorder, error, {
+        stream: base.stream,
+        node,
+        callId: unit.kind === "tool" || unit.kind === "task" ? unit.key : null,
+      });
     }
     if (failures.length > 0) throw failures[0]!.error;
   }

@@ -21,7 +21,9 @@ export function pendingNode(graph: Graph, context: Omit<StepContext, "node">): s
   while (node !== END) {
     if (graph.step(node).plan({ ...context, node }).length > 0) return node;
     if (visited.filter((name) => name === node).length > 1) {
-      throw new GraphError(`The graph loops through nodes without work: ${visited.join(" -> ")}. Give one of them work or an edge to END.`);
+      throw new GraphError(
+        `The graph loops through nodes without work: ${visited.join(" -> ")}. Give one of them work or an edge to END.`,
+      );
     }
     visited.push(node);
     node = graph.next(node, stream);

@@ -34,7 +34,13 @@ export type RunStreamTurn = (graph: Graph, stream: string) => Promise<unknown>;
  * hand its result back. Each part skips what the trace records, so running it again after a crash or a
  * failure inside the task resumes the task, and records no second TaskInput or hand-back.
  */
-export async function runTask(recorder: Recorder, step: Step, context: TaskContext, key: string, runStreamTurn: RunStreamTurn): Promise<WorkResult> {
+export async function runTask(
+  recorder: Recorder,
+  step: Step,
+  context: TaskContext,
+  key: string,
+  runStreamTurn: RunStreamTurn,
+): Promise<WorkResult> {
   const { task, delegation } = await handOff(recorder, step, context, key);
   const graph = delegation.graphFor(task);
   checkGraph(graph);
@@ -53,9 +59,17 @@ export async function handOff(recorder: Recorder, step: Step, context: TaskConte
     done: (current) => (existing = recordedTask(current.trace, task.stream, key)) !== undefined,
     run: async () => [{ ...task, origin: context.node }],
   };
-  const result = await runWork(recorder, unit, { ...context, trace, stream: task.stream }, work(key, delegation.name, "hand-off"));
+  const result = await runWork(
+    recorder,
+    unit,
+    { ...context, trace, stream: task.stream },
+    work(key, delegation.name, "hand-off"),
+  );
   const recorded = result.recorded.find((event): event is TaskInput => TaskInput.is(event));
-  if (recorded) safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, "tool", delegation.name, key));
+  if (recorded)
+    safely(() =>
+      context.observer?.call?.(recorder.threadId, context.stream, context.node, "tool", delegation.name, key),
+    );
   return { task: recorded ?? existing!, delegation, skipped: result.skipped };
 }
 
@@ -71,10 +85,17 @@ export async function handBack(recorder: Recorder, step: Step, context: TaskCont
       const delegation = delegationOf(step, current, key);
       const task = plannedTask(delegation, current.trace.stream(context.stream), key);
       if (recordedTask(current.trace, task.stream, key) === undefined) {
-        throw new ValueError(`The task of call "${key}" (${delegation.name}) was never handed off: hand it off and run its turn before handing it back.`);
+        throw new ValueError(
+          `The task of call "${key}" (${delegation.name}) was never handed off: hand it off and run its turn before handing it back.`,
+        );
       }
       const events = delegation.handBack(current.trace.stream(task.stream));
-      return events.map((event): Event => ({ ...event, ...(ToolOutput.is(event) ? { callId: key } : {}), stream: context.stream, origin: context.node }));
+      return events.map((event): Event => ({
+        ...event,
+        ...(ToolOutput.is(event) ? { callId: key } : {}),
+        stream: context.stream,
+        origin: context.node,
+      }));
     },
   };
   return runWork(recorder, unit, context, work(key, "task", "hand-back"));
@@ -92,36 +113,55 @@ export async function taskGraph(
   context: Pick<StepContext, "threadId" | "agent">,
 ): Promise<Graph> {
   const thread = trace.thread;
-  const at = thread.entries.findIndex(({ event }) => TaskInput.is(event) && event.stream === task.stream && event.callId === task.callId);
+  const at = thread.entries.findIndex(
+    ({ event }) => TaskInput.is(event) && event.stream === task.stream && event.callId === task.callId,
+  );
   if (at < 0) throw new ValueError(`The trace holds no TaskInput of call "${task.callId}" on stream "${task.stream}".`);
   const before = thread.before(at);
   const made = before.events.findLast(
-    (event): event is ModelOutput => ModelOutput.is(event) && event.stream !== task.stream && event.toolCalls.some((call) => call.id === task.callId),
+    (event): event is ModelOutput =>
+      ModelOutput.is(event) && event.stream !== task.stream && event.toolCalls.some((call) => call.id === task.callId),
   );
-  if (!made) throw new ValueError(`No model output before the task on stream "${task.stream}" made its call "${task.callId}".`);
+  if (!made)
+    throw new ValueError(`No model output before the task on stream "${task.stream}" made its call "${task.callId}".`);
   const graph = await graphOf(made.stream, before);
   for (const node of graph.names) {
     const step = graph.step(node);
-    const delegation = isTaskStep(step) ? step.delegation({ ...context, stream: made.stream, node, trace: before }, task.callId) : null;
+    const delegation = isTaskStep(step)
+      ? step.delegation({ ...context, stream: made.stream, node, trace: before }, task.callId)
+      : null;
     if (delegation) return delegation.graphFor(task);
   }
-  throw new GraphError(`No step of the graph of stream "${made.stream}" hands off the call "${task.callId}": the task on stream "${task.stream}" has no graph.`);
+  throw new GraphError(
+    `No step of the graph of stream "${made.stream}" hands off the call "${task.callId}": the task on stream "${task.stream}" has no graph.`,
+  );
 }
 
 /** The TaskInput of call `callId` on `stream`, if the trace records it. */
 export function recordedTask(trace: Trace, stream: string, callId: string): TaskInput | undefined {
-  return trace.thread.stream(stream).byType(TaskInput).find((task) => task.callId === callId);
+  return trace.thread
+    .stream(stream)
+    .byType(TaskInput)
+    .find((task) => task.callId === callId);
 }
 
 function delegationOf(step: Step, context: StepContext, key: string): Delegation {
   const delegation = isTaskStep(step) ? step.delegation(context, key) : null;
-  if (delegation === null) throw new GraphError(`Node "${context.node}" planned a task for "${key}", and its step names no delegation for it.`);
+  if (delegation === null)
+    throw new GraphError(
+      `Node "${context.node}" planned a task for "${key}", and its step names no delegation for it.`,
+    );
   return delegation;
 }
 
 function plannedTask(delegation: Delegation, parent: Trace, key: string): TaskInput {
-  const task = delegation.handOffs(parent).find((event): event is TaskInput => TaskInput.is(event) && event.callId === key);
-  if (!task) throw new ValueError(`The call "${key}" of ${delegation.name} starts no task: its arguments do not fit, or it is not in the latest model output.`);
+  const task = delegation
+    .handOffs(parent)
+    .find((event): event is TaskInput => TaskInput.is(event) && event.callId === key);
+  if (!task)
+    throw new ValueError(
+      `The call "${key}" of ${delegation.name} starts no task: its arguments do not fit, or it is not in the latest model output.`,
+    );
   return task;
 }
 

@@ -40,7 +40,17 @@ export async function runWork(
   let trace = context.trace ?? (await readTrace(recorder.store, recorder.types, recorder.threadId));
   if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
   const kind = work.kind;
-  if (kind === "model" || kind === "tool") safely(() => context.observer?.call?.(recorder.threadId, context.stream, context.node, kind, work.name, kind === "tool" ? work.key : null));
+  if (kind === "model" || kind === "tool")
+    safely(() =>
+      context.observer?.call?.(
+        recorder.threadId,
+        context.stream,
+        context.node,
+        kind,
+        work.name,
+        kind === "tool" ? work.key : null,
+      ),
+    );
   const events = await step.run({ ...context, trace }, work.key);
   if (events.length === 0) return { recorded: [], skipped: true };
   for (;;) {
@@ -57,7 +67,12 @@ export async function runWork(
 }
 
 /** Append events to one stream, refused if the stream grew since `trace` was read. */
-export async function append(recorder: Recorder, events: readonly Event[], trace: Trace, stream: string): Promise<Event[]> {
+export async function append(
+  recorder: Recorder,
+  events: readonly Event[],
+  trace: Trace,
+  stream: string,
+): Promise<Event[]> {
   const expected = { [stream]: trace.stream(stream).length };
   const stored = await recorder.store.append(
     recorder.threadId,

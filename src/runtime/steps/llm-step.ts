@@ -45,7 +45,9 @@ export class LlmStep implements Step {
 
   /** Whether the stream holds this node's ModelOutput at or after the stream length `key`. */
   done(context: StepContext, key: string): boolean {
-    return streamTrace(context).events.slice(Number(key)).some((event) => ModelOutput.is(event) && event.origin === context.node);
+    return streamTrace(context)
+      .events.slice(Number(key))
+      .some((event) => ModelOutput.is(event) && event.origin === context.node);
   }
 
   /** The context the next call of this step gets: what replay rebuilds. */

@@ -56,7 +56,12 @@ export class ToolStep implements TaskStep {
     const answered = answeredCalls(events);
     return output.toolCalls
       .filter((call) => !answered.has(call.id))
-      .map((call) => ({ key: call.id, kind: this.taskOf(streamTrace(context), output, call) ? "task" : "tool", name: call.name, summary: summary(call) }));
+      .map((call) => ({
+        key: call.id,
+        kind: this.taskOf(streamTrace(context), output, call) ? "task" : "tool",
+        name: call.name,
+        summary: summary(call),
+      }));
   }
 
   /** The delegation whose task the call `key` starts, or null when the call starts no task. */
@@ -86,10 +91,17 @@ export class ToolStep implements TaskStep {
     if (this.budget?.pastCap(trace, output)) return [ToolOutput({ ...header, text: this.directive })];
     if (isDelegation(tool)) {
       if (this.taskOf(trace, output, call)) {
-        throw new ValueError(`The call "${key}" of ${tool.name} starts a task: run it as a "task" unit (runTask), not with run.`);
+        throw new ValueError(
+          `The call "${key}" of ${tool.name} starts a task: run it as a "task" unit (runTask), not with run.`,
+        );
       }
       const refused = tool.handOffs(trace).find((event) => ToolOutput.is(event) && event.callId === call.id);
-      return [ToolOutput({ ...header, error: (refused as ToolOutput | undefined)?.error ?? `${tool.name} started no task for this call.` })];
+      return [
+        ToolOutput({
+          ...header,
+          error: (refused as ToolOutput | undefined)?.error ?? `${tool.name} started no task for this call.`,
+        }),
+      ];
     }
     const result = await executeCall(tool, call, {
       trace: context.trace,

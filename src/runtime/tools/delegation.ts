@@ -5,7 +5,11 @@ import type { Delegation, Step, TaskStep, Tool } from "../contracts.js";
 /** Whether a tool hands off tasks (a ToolDelegation) rather than running its calls itself. */
 export function isDelegation(tool: Tool): tool is Delegation {
   const candidate = tool as Partial<Delegation>;
-  return typeof candidate.graphFor === "function" && typeof candidate.handOffs === "function" && typeof candidate.handBack === "function";
+  return (
+    typeof candidate.graphFor === "function" &&
+    typeof candidate.handOffs === "function" &&
+    typeof candidate.handBack === "function"
+  );
 }
 
 /** Whether a step plans "task" units and names their delegations. */

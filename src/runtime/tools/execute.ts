@@ -31,7 +31,9 @@ export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallC
   const refused = (error: string): ToolOutput => ToolOutput({ callId: call.id, error });
   const unparsed = unparsedArguments(call.arguments);
   if (unparsed !== null) {
-    return refused(`The arguments of ${tool.name} are not a JSON object: ${unparsed}. Call ${tool.name} again with its arguments as one JSON object.`);
+    return refused(
+      `The arguments of ${tool.name} are not a JSON object: ${unparsed}. Call ${tool.name} again with its arguments as one JSON object.`,
+    );
   }
   const ids = idArguments(tool.args);
   const parsed = tool.args.safeParse(withStringIds(call.arguments, ids));
@@ -60,7 +62,10 @@ export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallC
     throw error;
   }
   if (!ToolOutput.is(output)) {
-    throw new ToolReturnError(`Tool "${tool.name}" returned ${describe(output)}, not a ToolOutput: return ToolOutput({ ... }).`, { details: { tool: tool.name } });
+    throw new ToolReturnError(
+      `Tool "${tool.name}" returned ${describe(output)}, not a ToolOutput: return ToolOutput({ ... }).`,
+      { details: { tool: tool.name } },
+    );
   }
   return { ...output, callId: call.id };
 }
@@ -74,13 +79,19 @@ export function checkBound(tools: readonly Pick<Tool, "name" | "unbound">[]): vo
   if (refused.length === 0) return;
   if (refused.length === 1) throw unboundError(refused[0]!.name, refused[0]!.unbound);
   const listed = refused.map((tool) => `"${tool.name}" (${tool.unbound.join(", ")})`).join(", ");
-  throw new UnboundToolError(`Tools have values that nothing bound: ${listed}. Give them with each tool's bind({...}) before an agent uses it.`, {
-    details: { tools: Object.fromEntries(refused.map((tool) => [tool.name, [...tool.unbound]])) },
-  });
+  throw new UnboundToolError(
+    `Tools have values that nothing bound: ${listed}. Give them with each tool's bind({...}) before an agent uses it.`,
+    {
+      details: { tools: Object.fromEntries(refused.map((tool) => [tool.name, [...tool.unbound]])) },
+    },
+  );
 }
 
 /** The arguments with each id written as an integer read as digits: the JSON schema says string, but a model may write 5. */
-export function withStringIds(args: Record<string, JsonValue>, ids: ReadonlyMap<string, IdArgument>): Record<string, JsonValue> {
+export function withStringIds(
+  args: Record<string, JsonValue>,
+  ids: ReadonlyMap<string, IdArgument>,
+): Record<string, JsonValue> {
   const asString = (value: JsonValue): JsonValue => (typeof value === "number" ? String(value) : value);
   const result = { ...args };
   for (const name of ids.keys()) {
@@ -92,18 +103,28 @@ export function withStringIds(args: Record<string, JsonValue>, ids: ReadonlyMap<
 
 /** The error a model reads for arguments that do not fit the schema of the tool `name`. */
 export function misfit(name: string, error: z.ZodError): string {
-  const problems = error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`);
+  const problems = error.issues.map(
+    (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`,
+  );
   return `The arguments of ${name} do not fit its schema (${problems.join("; ")}). Call ${name} again with arguments that fit.`;
 }
 
 /** The errors of id arguments that name no element of an accepted type in the thread, or no result. */
-export function idProblems(args: Record<string, unknown>, ids: ReadonlyMap<string, IdArgument>, numbering: Numbering, handles: Handles): string[] {
+export function idProblems(
+  args: Record<string, unknown>,
+  ids: ReadonlyMap<string, IdArgument>,
+  numbering: Numbering,
+  handles: Handles,
+): string[] {
   const problems: string[] = [];
   for (const [name, argument] of ids) {
     const value = args[name];
     const values = Array.isArray(value) ? (value as unknown[]) : value === undefined || value === null ? [] : [value];
     for (const item of values) {
-      const problem = argument.target.kind === "element" ? elementProblem(item, argument.target.type, numbering) : handleProblem(item, handles);
+      const problem =
+        argument.target.kind === "element"
+          ? elementProblem(item, argument.target.type, numbering)
+          : handleProblem(item, handles);
       if (problem !== null) problems.push(problem);
     }
   }
@@ -131,7 +152,11 @@ function handleProblem(value: unknown, handles: Handles): string | null {
 // The earlier call of the turn with the same name and arguments whose result was no error. Results of the
 // call's siblings do not count: they run concurrently, so whether one is recorded yet is timing.
 function earlierSuccess(turn: readonly Event[], call: ToolCall): ToolCall | undefined {
-  const succeeded = new Set(settledResults(turn, call.id).flatMap((result) => (result.error === null && result.callId !== null ? [result.callId] : [])));
+  const succeeded = new Set(
+    settledResults(turn, call.id).flatMap((result) =>
+      result.error === null && result.callId !== null ? [result.callId] : [],
+    ),
+  );
   const key = canonicalJson(call.arguments);
   return callsBefore(turn, call.id).find(
     (earlier) => earlier.name === call.name && succeeded.has(earlier.id) && canonicalJson(earlier.arguments) === key,

@@ -17,7 +17,11 @@ import { argumentsSchema, toolDef } from "./tool-def.js";
 export type ToolArguments<A extends z.ZodRawShape> = z.output<z.ZodObject<A>>;
 
 /** What `tool` takes. */
-export interface ToolSpec<A extends z.ZodRawShape, B extends Record<string, Bound<any>>, R extends Record<string, Recorded<any>>> {
+export interface ToolSpec<
+  A extends z.ZodRawShape,
+  B extends Record<string, Bound<any>>,
+  R extends Record<string, Recorded<any>>,
+> {
   /** The name the model calls the tool by: letters, digits, "_" and "-", at most 64. */
   name: string;
   /** What the model reads about the tool. */
@@ -40,8 +44,11 @@ export interface ToolSpec<A extends z.ZodRawShape, B extends Record<string, Boun
  * A tool made by `tool`. Call it with every value as one object to run it without a model. `B` are the
  * values still to bind, `R` the Recorded values (plain arrays in a test).
  */
-export interface FunctionTool<A extends z.ZodRawShape = z.ZodRawShape, B = Record<string, unknown>, R = Record<string, readonly Element[]>>
-  extends Tool {
+export interface FunctionTool<
+  A extends z.ZodRawShape = z.ZodRawShape,
+  B = Record<string, unknown>,
+  R = Record<string, readonly Element[]>,
+> extends Tool {
   (input: ToolArguments<A> & B & R): Promise<ToolOutput>;
   readonly args: z.ZodObject<A, z.core.$strict>;
   /** The element type of each Recorded value, by name. */
@@ -84,7 +91,8 @@ export function tool<
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new ValueError(`A tool's name must be 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(name)}.`);
   }
-  if (typeof spec.description !== "string" || spec.description.trim() === "") throw new ValueError(`Tool "${name}" needs a description the model reads.`);
+  if (typeof spec.description !== "string" || spec.description.trim() === "")
+    throw new ValueError(`Tool "${name}" needs a description the model reads.`);
   if (typeof spec.run !== "function") throw new ValueError(`Tool "${name}" needs a run function.`);
   const shape = spec.args ?? {};
   const boundDeclarations = spec.bound ?? {};
@@ -97,15 +105,18 @@ export function tool<
   ];
   for (const { group, fields, fits, expected } of groups) {
     for (const [field, value] of Object.entries(fields)) {
-      if (taken.has(field)) throw new ValueError(`Tool "${name}" declares "${field}" twice: args, bound and recorded need distinct names.`);
+      if (taken.has(field))
+        throw new ValueError(`Tool "${name}" declares "${field}" twice: args, bound and recorded need distinct names.`);
       if (!fits(value)) throw new ValueError(`Tool "${name}": ${group}.${field} must be ${expected}.`);
       taken.add(field);
     }
   }
   const limit = spec.limit ?? null;
-  if (limit !== null && typeof limit.check !== "function") throw new ValueError(`Tool "${name}": limit must be a Limit, such as atMost(2, {...}).`);
+  if (limit !== null && typeof limit.check !== "function")
+    throw new ValueError(`Tool "${name}": limit must be a Limit, such as atMost(2, {...}).`);
   const repeats = spec.repeats ?? null;
-  if (repeats !== null && typeof repeats !== "boolean") throw new ValueError(`Tool "${name}": repeats must be true, false or null.`);
+  if (repeats !== null && typeof repeats !== "boolean")
+    throw new ValueError(`Tool "${name}": repeats must be true, false or null.`);
   const args = z.strictObject(shape);
   return make<A, BoundValues<B>, RecordedValues<R>>({
     name,
@@ -125,7 +136,10 @@ function schemaOf(name: string, args: z.ZodObject<any>): Record<string, JsonValu
   try {
     return argumentsSchema(args);
   } catch (error) {
-    throw new ValueError(`Tool "${name}": its arguments have no JSON schema (${(error as Error).message}). Use fields that JSON can hold.`, { cause: error });
+    throw new ValueError(
+      `Tool "${name}": its arguments have no JSON schema (${(error as Error).message}). Use fields that JSON can hold.`,
+      { cause: error },
+    );
   }
 }
 
@@ -144,15 +158,20 @@ function make<A extends z.ZodRawShape, B, R>(state: ToolState): FunctionTool<A, 
     repeats: state.repeats,
     unbound,
     boundNames: state.boundNames,
-    recorded: Object.freeze(Object.fromEntries(Object.entries(state.recorded).map(([name, declaration]) => [name, declaration.type]))),
+    recorded: Object.freeze(
+      Object.fromEntries(Object.entries(state.recorded).map(([name, declaration]) => [name, declaration.type])),
+    ),
     argumentDescriptions: Object.freeze(
       Object.fromEntries(
-        Object.entries(properties).flatMap(([name, property]) => (typeof property.description === "string" ? [[name, property.description]] : [])),
+        Object.entries(properties).flatMap(([name, property]) =>
+          typeof property.description === "string" ? [[name, property.description]] : [],
+        ),
       ),
     ),
     def: (): ToolDef => toolDef(state, state.parameters),
     bind: (values: Record<string, unknown>) => make(bindValues(state, values)),
-    withTexts: (texts: { description?: string | null; arguments?: Record<string, string> }) => make(withTexts(state, texts)),
+    withTexts: (texts: { description?: string | null; arguments?: Record<string, string> }) =>
+      make(withTexts(state, texts)),
     invoke: async (args: Record<string, unknown>, context: ToolCallContext): Promise<ToolOutput> => {
       if (unbound.length > 0) throw unboundError(state.name, unbound);
       return state.run({ ...args, ...recordedValues(state.recorded, context.turn, context.callId), ...state.values });
@@ -165,26 +184,39 @@ function make<A extends z.ZodRawShape, B, R>(state: ToolState): FunctionTool<A, 
 }
 
 function bindValues(state: ToolState, values: Record<string, unknown>): ToolState {
-  if (values === null || typeof values !== "object") throw new ValueError(`${state.name}.bind takes one object of values, such as { library: LIBRARY }.`);
+  if (values === null || typeof values !== "object")
+    throw new ValueError(`${state.name}.bind takes one object of values, such as { library: LIBRARY }.`);
   for (const [name, value] of Object.entries(values)) {
     if (!state.boundNames.includes(name)) {
       const declared = state.boundNames.join(", ") || "none";
-      throw new ValueError(`Tool "${state.name}" has no bound value "${name}"; its bound values are: ${declared}.`, { details: { tool: state.name, name } });
+      throw new ValueError(`Tool "${state.name}" has no bound value "${name}"; its bound values are: ${declared}.`, {
+        details: { tool: state.name, name },
+      });
     }
     checkBindable(state.name, name, value);
   }
   return { ...state, values: Object.freeze({ ...state.values, ...values }) };
 }
 
-function withTexts(state: ToolState, texts: { description?: string | null; arguments?: Record<string, string> }): ToolState {
+function withTexts(
+  state: ToolState,
+  texts: { description?: string | null; arguments?: Record<string, string> },
+): ToolState {
   const shape: Record<string, z.ZodType> = { ...(state.args.shape as Record<string, z.ZodType>) };
   for (const [name, text] of Object.entries(texts.arguments ?? {})) {
     const field = shape[name];
     if (field === undefined) {
-      throw new ValueError(`Tool "${state.name}" has no argument "${name}" that the model writes; it has: ${Object.keys(shape).join(", ") || "none"}.`);
+      throw new ValueError(
+        `Tool "${state.name}" has no argument "${name}" that the model writes; it has: ${Object.keys(shape).join(", ") || "none"}.`,
+      );
     }
     shape[name] = field.describe(text);
   }
   const args = z.strictObject(shape);
-  return { ...state, description: texts.description ?? state.description, args, parameters: schemaOf(state.name, args) };
+  return {
+    ...state,
+    description: texts.description ?? state.description,
+    args,
+    parameters: schemaOf(state.name, args),
+  };
 }

@@ -17,7 +17,10 @@ const targets = z.registry<IdTarget>();
  * says string ("5"); a model that writes the integer 5 is accepted too. The tool gets the element's real id.
  */
 export function ElementId(type: ElementType<any, any>): z.ZodString {
-  return z.string().register(targets, { kind: "element", type }).describe(`The number of ${article(type.name)} ${type.name}.`);
+  return z
+    .string()
+    .register(targets, { kind: "element", type })
+    .describe(`The number of ${article(type.name)} ${type.name}.`);
 }
 
 /** A string argument that holds the handle of a tool result, such as "r3". The tool gets the result's call id. */
@@ -44,11 +47,17 @@ export function idArguments(args: z.ZodObject<any>): Map<string, IdArgument> {
 function idArgument(schema: z.ZodType, list: boolean): IdArgument | undefined {
   const target = idTarget(schema);
   if (target) return { target, list };
-  const definition = schema._zod.def as { type: string; innerType?: z.ZodType; element?: z.ZodType; options?: z.ZodType[] };
+  const definition = schema._zod.def as {
+    type: string;
+    innerType?: z.ZodType;
+    element?: z.ZodType;
+    options?: z.ZodType[];
+  };
   if (definition.type === "array" && definition.element && !list) return idArgument(definition.element, true);
   if (definition.innerType) return idArgument(definition.innerType, list);
   // A union with null is an optional id, as nullable() is.
-  const others = definition.type === "union" ? (definition.options ?? []).filter((option) => option._zod.def.type !== "null") : [];
+  const others =
+    definition.type === "union" ? (definition.options ?? []).filter((option) => option._zod.def.type !== "null") : [];
   if (others.length === 1 && others.length < (definition.options ?? []).length) return idArgument(others[0]!, list);
   return undefined;
 }

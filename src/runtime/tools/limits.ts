@@ -33,7 +33,9 @@ export function atMost(n: number, options: AtMostOptions): AtMost {
   const elements = options.elements ?? null;
   if (!Number.isInteger(n) || n < 0) throw new ValueError(`atMost needs a whole number of at least 0, not ${n}.`);
   if ((calls === null) === (elements === null)) {
-    throw new ValueError("atMost counts either the calls of a tool or the elements of a type: give exactly one of calls and elements.");
+    throw new ValueError(
+      "atMost counts either the calls of a tool or the elements of a type: give exactly one of calls and elements.",
+    );
   }
   if (typeof options.error !== "string" || options.error.trim() === "") {
     throw new ValueError("atMost needs the error that the model reads when a call would pass the limit.");

@@ -35,5 +35,7 @@ export function recordedValues(
   turn: readonly Event[],
   callId: string,
 ): Record<string, Element[]> {
-  return Object.fromEntries(Object.entries(declarations).map(([name, declaration]) => [name, turnElements(turn, callId, declaration.type)]));
+  return Object.fromEntries(
+    Object.entries(declarations).map(([name, declaration]) => [name, turnElements(turn, callId, declaration.type)]),
+  );
 }

@@ -21,7 +21,10 @@ export function argumentsSchema(args: z.ZodObject<any>): Record<string, JsonValu
  * The definition of a tool: its name, description and arguments schema; `elements` names each argument that
  * holds element numbers with the type names it accepts (subtypes included), `results` each that holds handles.
  */
-export function toolDef(tool: Pick<Tool, "name" | "description" | "args">, parameters = argumentsSchema(tool.args)): ToolDef {
+export function toolDef(
+  tool: Pick<Tool, "name" | "description" | "args">,
+  parameters = argumentsSchema(tool.args),
+): ToolDef {
   const elements: Record<string, string[]> = {};
   const results: string[] = [];
   for (const [name, argument] of idArguments(tool.args)) {

@@ -8,7 +8,9 @@ import type { Element, ElementType } from "../../domain/elements.js";
 
 /** The model output of the turn that made a call, or undefined. */
 function outputOfCall(turn: readonly Event[], callId: string): ModelOutput | undefined {
-  return turn.findLast((event): event is ModelOutput => ModelOutput.is(event) && event.toolCalls.some((call) => call.id === callId));
+  return turn.findLast(
+    (event): event is ModelOutput => ModelOutput.is(event) && event.toolCalls.some((call) => call.id === callId),
+  );
 }
 
 /**
@@ -21,7 +23,12 @@ export function callsBefore(turn: readonly Event[], callId: string): ToolCall[] 
   for (const event of turn) {
     if (!ModelOutput.is(event)) continue;
     if (event === own) {
-      calls.push(...event.toolCalls.slice(0, event.toolCalls.findIndex((call) => call.id === callId)));
+      calls.push(
+        ...event.toolCalls.slice(
+          0,
+          event.toolCalls.findIndex((call) => call.id === callId),
+        ),
+      );
       break;
     }
     calls.push(...event.toolCalls);
@@ -32,14 +39,21 @@ export function callsBefore(turn: readonly Event[], callId: string): ToolCall[] 
 /** The results of the turn that a call may read: all but those of the calls of its own model output. */
 export function settledResults(turn: readonly Event[], callId: string): ToolOutput[] {
   const siblings = new Set(outputOfCall(turn, callId)?.toolCalls.map((call) => call.id) ?? [callId]);
-  return turn.filter((event): event is ToolOutput => ToolOutput.is(event) && (event.callId === null || !siblings.has(event.callId)));
+  return turn.filter(
+    (event): event is ToolOutput => ToolOutput.is(event) && (event.callId === null || !siblings.has(event.callId)),
+  );
 }
 
 /** The elements of a type (subtypes included) that the turn recorded before a call, in order, each id once. */
-export function turnElements<T extends Element>(turn: readonly Event[], callId: string, type: ElementType<T, any>): T[] {
+export function turnElements<T extends Element>(
+  turn: readonly Event[],
+  callId: string,
+  type: ElementType<T, any>,
+): T[] {
   const found = new Map<string, T>();
   for (const result of settledResults(turn, callId)) {
-    for (const element of result.elements) if (type.is(element) && !found.has(element.id)) found.set(element.id, element);
+    for (const element of result.elements)
+      if (type.is(element) && !found.has(element.id)) found.set(element.id, element);
   }
   return [...found.values()];
 }

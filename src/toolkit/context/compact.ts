@@ -14,7 +14,8 @@ export const COMPACT_INSTRUCTIONS =
   "elements it came from. Write only the summary.";
 
 /** The text that follows the instructions when the model cites, by default; {citation} becomes an example marker. */
-export const COMPACT_CITING = "Keep the citation marker of each fact, such as {citation}, so that it still names its source.";
+export const COMPACT_CITING =
+  "Keep the citation marker of each fact, such as {citation}, so that it still names its source.";
 
 /** The settings of Compact. */
 export interface CompactOptions {
@@ -46,15 +47,19 @@ export class Compact {
     this.when = options.when ?? new Share(0.8);
     this.instructions = options.instructions ?? COMPACT_INSTRUCTIONS;
     this.citing = options.citing ?? COMPACT_CITING;
-    if (!(this.where instanceof Selection)) throw new ValueError("Compact's where must be a Selection, such as turns.slice(0, -2).");
+    if (!(this.where instanceof Selection))
+      throw new ValueError("Compact's where must be a Selection, such as turns.slice(0, -2).");
     checkThreshold(this.when, "Compact's when", false);
-    if (typeof this.instructions !== "string" || this.instructions.trim() === "") throw new ValueError("Compact's instructions must be a text that asks for the summary.");
+    if (typeof this.instructions !== "string" || this.instructions.trim() === "")
+      throw new ValueError("Compact's instructions must be a text that asks for the summary.");
     if (typeof this.citing !== "string") throw new ValueError("Compact's citing must be a string.");
   }
 
   /** The text of the summary request: the instructions, and the citing text with an example marker when the model cites. */
   prompt(citation: string | null): string {
-    return citation === null || this.citing === "" ? this.instructions : `${this.instructions}\n${this.citing.replaceAll("{citation}", citation)}`;
+    return citation === null || this.citing === ""
+      ? this.instructions
+      : `${this.instructions}\n${this.citing.replaceAll("{citation}", citation)}`;
   }
 
   /**
@@ -83,7 +88,7 @@ function unsplit(events: readonly Event[], cut: number): number {
     if (ModelOutput.is(event)) for (const call of event.toolCalls) callAt.set(call.id, index);
   });
   let at = cut;
-  for (let moved = true; moved; ) {
+  for (let moved = true; moved;) {
     moved = false;
     for (let index = at; index < events.length; index += 1) {
       const event = events[index]!;

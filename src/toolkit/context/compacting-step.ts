@@ -78,7 +78,9 @@ export class CompactingStep implements Step {
     const after = { ...context, trace: context.trace.with([entry]) };
     const assessed = this.builder.assess(streamTrace(after));
     if (assessed.context.request.hash === before.context.request.hash) {
-      throw new CompactionError("The request after the summary is the same as before it: the context builder does not show Compaction events, so a summary cannot make room.");
+      throw new CompactionError(
+        "The request after the summary is the same as before it: the context builder does not show Compaction events, so a summary cannot make room.",
+      );
     }
     if (!assessed.fits) {
       throw new ContextFullError(
@@ -91,13 +93,21 @@ export class CompactingStep implements Step {
   }
 
   // The summary call gets the builder's messages, then the instructions; it offers no tools and is not streamed.
-  private async summarise(stream: Trace, before: Assessment, keptFrom: number, context: StepContext): Promise<Compaction> {
+  private async summarise(
+    stream: Trace,
+    before: Assessment,
+    keptFrom: number,
+    context: StepContext,
+  ): Promise<Compaction> {
     const base = before.fits ? before : this.builder.assess(stream.before(keptFrom));
     const citation = base.context.citations === null ? null : base.context.citations.write(1);
     const request = new ChatRequest([...base.context.request.messages, UserMessage(this.compact.prompt(citation))], []);
     const output = await this.step.model.complete(request, { model: this.step.modelName, signal: context.signal });
     if (output.content.trim() === "") {
-      throw new CompactionError("The model wrote an empty summary, so nothing of the earlier conversation can be replaced.", { details: { model: base.context.model } });
+      throw new CompactionError(
+        "The model wrote an empty summary, so nothing of the earlier conversation can be replaced.",
+        { details: { model: base.context.model } },
+      );
     }
     return Compaction({ summary: output.content.trim(), keptFrom, stream: context.stream, origin: context.node });
   }

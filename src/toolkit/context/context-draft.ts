@@ -4,7 +4,15 @@
  * (the trace before one call) with given result shapes, to measure it or to send it.
  */
 import type { Element } from "../../domain/elements.js";
-import { Compaction, ModelOutput, Reopened, ToolOutput, type Event, type EventType, type ToolCall } from "../../domain/events.js";
+import {
+  Compaction,
+  ModelOutput,
+  Reopened,
+  ToolOutput,
+  type Event,
+  type EventType,
+  type ToolCall,
+} from "../../domain/events.js";
 import { Numbering } from "../../domain/numbering.js";
 import type { Trace } from "../../domain/trace.js";
 import { SystemMessage, ToolResult, UserMessage, type Message, type ToolDef } from "../../ports/messages.js";
@@ -72,7 +80,10 @@ export class ContextDraft {
   private promptText: string | null | undefined;
 
   /** `trace` is the stream's trace of the call to build: its running turn decides which reasoning is current. */
-  constructor(private readonly settings: DraftSettings, trace: Trace) {
+  constructor(
+    private readonly settings: DraftSettings,
+    trace: Trace,
+  ) {
     const thread = trace.thread.events;
     this.numbering = new Numbering(thread);
     this.handles = resultHandles(thread);
@@ -80,7 +91,8 @@ export class ContextDraft {
     this.running = new Set(turnEvents(trace.events));
     const reopen = settings.policy.reopen;
     const defs = new Map([...(reopen === null ? [] : [reopen.def()]), ...settings.tools].map((def) => [def.name, def]));
-    const show = (elements: readonly Element[], tool: string | null) => settings.show(elements, this.numbering, tool, settings.citations);
+    const show = (elements: readonly Element[], tool: string | null) =>
+      settings.show(elements, this.numbering, tool, settings.citations);
     this.shaping = { policy: settings.policy, limits: settings.limits, show };
     this.rendering = {
       renderInput: settings.renderInput,
@@ -124,7 +136,12 @@ export class ContextDraft {
     let drawn = this.drawn.get(event);
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
-      drawn = reopenedOutput(event, { recordings: this.recordings, numbering: this.numbering, handles: this.handles, wholeResult });
+      drawn = reopenedOutput(event, {
+        recordings: this.recordings,
+        numbering: this.numbering,
+        handles: this.handles,
+        wholeResult,
+      });
       this.drawn.set(event, drawn);
     }
     return drawn;
@@ -132,7 +149,9 @@ export class ContextDraft {
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */
   toolOf(event: ToolOutput): string | null {
-    return Reopened.is(event) && this.settings.policy.reopen !== null ? this.settings.policy.reopen.name : this.recordings.toolOf(event.callId);
+    return Reopened.is(event) && this.settings.policy.reopen !== null
+      ? this.settings.policy.reopen.name
+      : this.recordings.toolOf(event.callId);
   }
 
   /** A result in a shape, made once per shape. */
@@ -165,7 +184,11 @@ export class ContextDraft {
       shortened ||= made.shortened;
       messages.push(result.callId === null ? UserMessage(made.content) : ToolResult(result.callId, made.content));
     }
-    return { messages: limitImages(messages, this.settings.policy.maxImages), tools: this.offered(view, shortened), shortened };
+    return {
+      messages: limitImages(messages, this.settings.policy.maxImages),
+      tools: this.offered(view, shortened),
+      shortened,
+    };
   }
 
   /** The characters of the context of a call at `view` in these shapes, as ChatRequest counts them. */
@@ -184,7 +207,8 @@ export class ContextDraft {
   private systemText(summary: string | null): string | null {
     const { prompt, citations } = this.settings;
     // The prompt is written once per build, however many calls of the turn the policy lays out.
-    if (this.promptText === undefined) this.promptText = prompt === null ? null : prompt(citations === null ? null : citations.write(1));
+    if (this.promptText === undefined)
+      this.promptText = prompt === null ? null : prompt(citations === null ? null : citations.write(1));
     const text = this.promptText;
     if (summary === null) return text;
     const shown = SUMMARY_TEXT.replaceAll("{summary}", summary);
@@ -197,7 +221,8 @@ export class ContextDraft {
     if (made === undefined) {
       made = eventMessages(event, this.rendering);
       const reasoning = ModelOutput.is(event) ? this.reasoningOf(event) : null;
-      if (reasoning !== null) made = made.map((message) => (message.role === "assistant" ? { ...message, reasoning } : message));
+      if (reasoning !== null)
+        made = made.map((message) => (message.role === "assistant" ? { ...message, reasoning } : message));
       this.messages.set(event, made);
     }
     return made;
@@ -205,7 +230,8 @@ export class ContextDraft {
 
   private reasoningOf(output: ModelOutput): string | null {
     const setting = this.settings.policy.reasoning;
-    if (setting === Reasoning.ALWAYS || (setting === Reasoning.CURRENT_TURN && this.running.has(output))) return output.reasoning;
+    if (setting === Reasoning.ALWAYS || (setting === Reasoning.CURRENT_TURN && this.running.has(output)))
+      return output.reasoning;
     return null;
   }
 }

@@ -101,27 +101,44 @@ export class ContextPolicy {
     checkThreshold(settings.target, "target", false);
     checkThreshold(settings.minGain, "minGain", true);
     if (!Array.isArray(settings.shrink) || settings.shrink.some((shrink) => typeof shrink !== "function")) {
-      throw new ValueError("shrink must be a list of shrinks, such as [Compress(turns.slice(0, -2)), Stub(turns.slice(0, -4))].");
+      throw new ValueError(
+        "shrink must be a list of shrinks, such as [Compress(turns.slice(0, -2)), Stub(turns.slice(0, -4))].",
+      );
     }
-    for (const shrink of settings.shrink) if (shrink.when !== undefined) checkThreshold(shrink.when, "A shrink's when", true);
-    if (settings.compact !== null && !(settings.compact instanceof Compact)) throw new ValueError("compact must be a Compact, or null to never summarise.");
+    for (const shrink of settings.shrink)
+      if (shrink.when !== undefined) checkThreshold(shrink.when, "A shrink's when", true);
+    if (settings.compact !== null && !(settings.compact instanceof Compact))
+      throw new ValueError("compact must be a Compact, or null to never summarise.");
     if (!Array.isArray(settings.protect) || settings.protect.some((floor) => !(floor instanceof Floor))) {
       throw new ValueError("protect must be a list of Floors, such as [new Floor(cited, FULL)].");
     }
-    if (typeof settings.full !== "function" || typeof settings.compressed !== "function") throw new ValueError("full and compressed must be Shorten functions, such as asRecorded and dropText.");
-    if (settings.tools === null || typeof settings.tools !== "object" || Object.values(settings.tools).some((forms) => !(forms instanceof Forms))) {
-      throw new ValueError('tools must map tool names to Forms, such as { read_document: new Forms({ cap: null }) }.');
+    if (typeof settings.full !== "function" || typeof settings.compressed !== "function")
+      throw new ValueError("full and compressed must be Shorten functions, such as asRecorded and dropText.");
+    if (
+      settings.tools === null ||
+      typeof settings.tools !== "object" ||
+      Object.values(settings.tools).some((forms) => !(forms instanceof Forms))
+    ) {
+      throw new ValueError("tools must map tool names to Forms, such as { read_document: new Forms({ cap: null }) }.");
     }
-    if (settings.resultCap !== null && !(settings.resultCap instanceof Tokens)) throw new ValueError("resultCap must be Tokens, or null to never cut a result.");
-    if (!(settings.outputReserve instanceof Tokens)) throw new ValueError("outputReserve must be Tokens, such as new Tokens(8192).");
-    if (!Object.values(Reasoning).includes(settings.reasoning)) throw new ValueError("reasoning must be NEVER, CURRENT_TURN or ALWAYS.");
+    if (settings.resultCap !== null && !(settings.resultCap instanceof Tokens))
+      throw new ValueError("resultCap must be Tokens, or null to never cut a result.");
+    if (!(settings.outputReserve instanceof Tokens))
+      throw new ValueError("outputReserve must be Tokens, such as new Tokens(8192).");
+    if (!Object.values(Reasoning).includes(settings.reasoning))
+      throw new ValueError("reasoning must be NEVER, CURRENT_TURN or ALWAYS.");
     if (settings.maxImages !== null && !(Number.isInteger(settings.maxImages) && settings.maxImages >= 0)) {
-      throw new ValueError(`maxImages must be a whole number of at least 0, or null to send every image, not ${settings.maxImages}.`);
+      throw new ValueError(
+        `maxImages must be a whole number of at least 0, or null to send every image, not ${settings.maxImages}.`,
+      );
     }
-    if (settings.reopen !== null && !(settings.reopen instanceof Reopen)) throw new ValueError("reopen must be a Reopen, or null for no reopen tool.");
+    if (settings.reopen !== null && !(settings.reopen instanceof Reopen))
+      throw new ValueError("reopen must be a Reopen, or null for no reopen tool.");
     const { startAt, target } = settings;
-    const comparable = (startAt instanceof Share && target instanceof Share) || (startAt instanceof Tokens && target instanceof Tokens);
-    if (comparable && !(size(target) < size(startAt))) throw new ValueError(`target (${String(target)}) must be below startAt (${String(startAt)}).`);
+    const comparable =
+      (startAt instanceof Share && target instanceof Share) || (startAt instanceof Tokens && target instanceof Tokens);
+    if (comparable && !(size(target) < size(startAt)))
+      throw new ValueError(`target (${String(target)}) must be below startAt (${String(startAt)}).`);
     this.startAt = startAt;
     this.target = target;
     this.minGain = settings.minGain;
@@ -147,7 +164,9 @@ export class ContextPolicy {
     const startAt = limits.tokens(this.startAt);
     const target = limits.tokens(this.target);
     if (!(target < startAt)) {
-      throw new ValueError(`The policy's target (${String(this.target)}, ${target} tokens) must be below its startAt (${String(this.startAt)}, ${startAt} tokens) in a window of ${limits.window.count} tokens.`);
+      throw new ValueError(
+        `The policy's target (${String(this.target)}, ${target} tokens) must be below its startAt (${String(this.startAt)}, ${startAt} tokens) in a window of ${limits.window.count} tokens.`,
+      );
     }
     return { startAt, target };
   }

@@ -1,7 +1,16 @@
 /** How each event of a trace becomes the messages of a request: the built-in types, then the agent's own. */
 import type { Element } from "../../domain/elements.js";
 import {
-  Compaction, Failure, Input, ModelOutput, Request, Response, ToolOutput, type Event, type EventType, type ToolCall,
+  Compaction,
+  Failure,
+  Input,
+  ModelOutput,
+  Request,
+  Response,
+  ToolOutput,
+  type Event,
+  type EventType,
+  type ToolCall,
 } from "../../domain/events.js";
 import { inserted } from "../../domain/trace.js";
 import { AssistantMessage, ToolResult, UserMessage, type Message } from "../../ports/messages.js";
@@ -38,7 +47,10 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
     return message === null ? [] : [message];
   }
   if (ModelOutput.is(event)) {
-    const content = inserted(event.content, event.markers.map((marker) => [marker.at, marker.text] as const));
+    const content = inserted(
+      event.content,
+      event.markers.map((marker) => [marker.at, marker.text] as const),
+    );
     return [AssistantMessage(content, { toolCalls: event.toolCalls.map(rendering.shownCall) })];
   }
   if (ToolOutput.is(event)) {
@@ -48,7 +60,8 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
   }
   if (Failure.is(event) || Compaction.is(event)) return [];
   if (Request.is(event)) return [AssistantMessage(event.text)];
-  if (Response.is(event)) return [UserMessage(typeof event.payload === "string" ? event.payload : JSON.stringify(event.payload))];
+  if (Response.is(event))
+    return [UserMessage(typeof event.payload === "string" ? event.payload : JSON.stringify(event.payload))];
   const render = nearestKind(rendering.renderers, event);
   if (render === undefined) {
     throw new UnrenderedEventError(

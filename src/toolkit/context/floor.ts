@@ -24,7 +24,8 @@ export class Floor {
     /** The lowest form of those elements. */
     readonly form: Form,
   ) {
-    if (typeof applies !== "function") throw new ValueError("A Floor needs a predicate of (element, tool, before), such as cited.");
+    if (typeof applies !== "function")
+      throw new ValueError("A Floor needs a predicate of (element, tool, before), such as cited.");
     if (!isForm(form)) throw new ValueError("A Floor needs a Form: FULL, COMPRESSED or STUBBED.");
   }
 }
@@ -45,7 +46,8 @@ function citedIds(view: Trace): ReadonlySet<string> {
     const found = new Set<string>();
     for (const event of view.events) {
       if (!ModelOutput.is(event)) continue;
-      for (const marker of event.markers) for (const number of marker.cited) if (number.source !== null) found.add(number.source);
+      for (const marker of event.markers)
+        for (const number of marker.cited) if (number.source !== null) found.add(number.source);
     }
     ids = found;
     citedByView.set(view, ids);

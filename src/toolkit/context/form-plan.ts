@@ -38,7 +38,8 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   const from = turnStarts(events).at(-1) ?? 0;
   const calls = events.flatMap((event, index) => (index >= from && ModelOutput.is(event) ? [index] : []));
   let states: ResultStates = new Map();
-  for (const view of [...calls.map((index) => trace.before(index)), trace]) states = shrinkPass(draft, view, states, planning);
+  for (const view of [...calls.map((index) => trace.before(index)), trace])
+    states = shrinkPass(draft, view, states, planning);
   return states;
 }
 
@@ -52,8 +53,10 @@ export function promptTokens(draft: ContextDraft, view: Trace, states: ResultSta
  * prompt had, or null: from then on only the characters added are estimated.
  */
 export function measuredPrompt(events: readonly Event[], model: string): MeasuredPrompt | null {
-  const output = events.findLast((event): event is ModelOutput =>
-    ModelOutput.is(event) && event.model === model && event.usage !== null && event.promptCharacters !== null);
+  const output = events.findLast(
+    (event): event is ModelOutput =>
+      ModelOutput.is(event) && event.model === model && event.usage !== null && event.promptCharacters !== null,
+  );
   return output === undefined ? null : { tokens: output.usage!.promptTokens, characters: output.promptCharacters! };
 }
 
@@ -83,8 +86,14 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
       // An offer that does not lower the form, or names a result the call does not show, frees nothing.
       if (result === undefined || !(form < (current?.form ?? FULL))) continue;
       const output = draft.output(result);
-      const state: ResultState = { form, floors: floorsOf(output.elements, form, draft.toolOf(result), view, policy), by: shrink, at };
-      const freed = draft.result(result, current ?? FULL_SHAPE).content.length - draft.result(result, state).content.length;
+      const state: ResultState = {
+        form,
+        floors: floorsOf(output.elements, form, draft.toolOf(result), view, policy),
+        by: shrink,
+        at,
+      };
+      const freed =
+        draft.result(result, current ?? FULL_SHAPE).content.length - draft.result(result, state).content.length;
       if (freed <= 0) continue;
       states.set(handle, state);
       characters -= freed;
@@ -102,11 +111,18 @@ function formsOf(states: ResultStates): Map<string, Form> {
 }
 
 /** The forms that floors lift the elements of a result to, above its own form, reading only the trace before the call. */
-function floorsOf(elements: readonly Element[], form: Form, tool: string | null, view: Trace, policy: ContextPolicy): Map<string, Form> {
+function floorsOf(
+  elements: readonly Element[],
+  form: Form,
+  tool: string | null,
+  view: Trace,
+  policy: ContextPolicy,
+): Map<string, Form> {
   const floors = new Map<string, Form>();
   for (const element of elements) {
     let lifted: Form = STUBBED;
-    for (const floor of policy.protect) if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
+    for (const floor of policy.protect)
+      if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
     if (lifted > form) floors.set(element.id, lifted);
   }
   return floors;

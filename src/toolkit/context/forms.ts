@@ -28,7 +28,10 @@ export class Forms {
     this.compressed = options.compressed ?? null;
     this.cap = options.cap === undefined ? "policy" : options.cap;
     for (const name of ["full", "compressed"] as const) {
-      if (this[name] !== null && typeof this[name] !== "function") throw new ValueError(`Forms.${name} must be a Shorten function, such as sources(cap(new Tokens(500))), or null.`);
+      if (this[name] !== null && typeof this[name] !== "function")
+        throw new ValueError(
+          `Forms.${name} must be a Shorten function, such as sources(cap(new Tokens(500))), or null.`,
+        );
     }
     if (!(this.cap === null || this.cap === "policy" || this.cap instanceof Tokens)) {
       throw new ValueError('Forms.cap must be Tokens, null (never cut) or "policy" (the policy\'s resultCap).');

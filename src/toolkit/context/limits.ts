@@ -4,7 +4,8 @@ import { ValueError } from "../../domain/errors.js";
 /** A number of tokens, its own type so that it is never taken for a share of a window. Two compare with < and >. */
 export class Tokens {
   constructor(readonly count: number) {
-    if (!Number.isFinite(count) || count < 0) throw new ValueError(`Tokens must be a count of at least 0, not ${count}.`);
+    if (!Number.isFinite(count) || count < 0)
+      throw new ValueError(`Tokens must be a count of at least 0, not ${count}.`);
   }
 
   /** The count, so that two Tokens compare with < and >. */
@@ -21,7 +22,8 @@ export class Tokens {
 /** A share of the window of the model that the next call goes to: Share(0.6) of 100,000 tokens is 60,000. */
 export class Share {
   constructor(readonly fraction: number) {
-    if (!(fraction > 0 && fraction <= 1)) throw new ValueError(`A Share must be above 0 and at most 1, not ${fraction}.`);
+    if (!(fraction > 0 && fraction <= 1))
+      throw new ValueError(`A Share must be above 0 and at most 1, not ${fraction}.`);
   }
 
   /** As code writes it, such as "Share(0.6)", for messages. */
@@ -56,7 +58,8 @@ export class ModelLimits {
     this.window = options.window;
     this.charactersPerToken = options.charactersPerToken ?? 3.0;
     if (!(this.window instanceof Tokens)) throw new ValueError("window must be Tokens, such as new Tokens(128_000).");
-    if (!(this.charactersPerToken > 0)) throw new ValueError(`charactersPerToken must be above 0, not ${this.charactersPerToken}.`);
+    if (!(this.charactersPerToken > 0))
+      throw new ValueError(`charactersPerToken must be above 0, not ${this.charactersPerToken}.`);
   }
 
   /** The tokens of a threshold in this model's window. */

@@ -53,7 +53,9 @@ export interface MessageBuilderOptions {
   limits?: ModelLimits | null;
 }
 
-type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & { renderers: ReadonlyMap<EventType<any, any>, RenderEvent> };
+type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & {
+  renderers: ReadonlyMap<EventType<any, any>, RenderEvent>;
+};
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
 const DEFAULTS: Omit<Settings, "show" | "policy"> = {
@@ -85,7 +87,13 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
   /** @throws ValueError when a setting has the wrong shape, two tools share a name, or a tool has the reopen tool's name. */
   constructor(options: MessageBuilderOptions = {}) {
     const given = definedOnly(options);
-    const settings: Settings = { ...DEFAULTS, show: xml(), policy: new ContextPolicy(), ...given, renderers: renderersMap(given.renderers ?? []) };
+    const settings: Settings = {
+      ...DEFAULTS,
+      show: xml(),
+      policy: new ContextPolicy(),
+      ...given,
+      renderers: renderersMap(given.renderers ?? []),
+    };
     checkSettings(settings);
     this.settings = { ...settings, tools: [...settings.tools] };
   }
@@ -113,7 +121,10 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
   wrap(step: LlmStep, limits: ModelLimits): Step {
     const compact = this.settings.policy.compact;
     if (compact === null) return step;
-    if (!(step.builder instanceof MessageBuilder)) throw new ValueError("A Compact needs the model step's builder to be a MessageBuilder, which shows each summary in place of the events it replaced.");
+    if (!(step.builder instanceof MessageBuilder))
+      throw new ValueError(
+        "A Compact needs the model step's builder to be a MessageBuilder, which shows each summary in place of the events it replaced.",
+      );
     return new CompactingStep(step, compact, limits, step.builder);
   }
 
@@ -133,7 +144,13 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
         `The context of the next call to "${assessment.context.model}" is about ${assessment.tokens} tokens; with the output reserve of ` +
           `${policy.outputReserve.count} it does not fit in the window of ${limits!.window.count} tokens. A retry cannot help: ` +
           "give the policy stronger shrinks, a smaller resultCap or a compact, or the model a larger window.",
-        { details: { tokens: assessment.tokens, outputReserve: policy.outputReserve.count, window: limits!.window.count } },
+        {
+          details: {
+            tokens: assessment.tokens,
+            outputReserve: policy.outputReserve.count,
+            window: limits!.window.count,
+          },
+        },
       );
     }
     return assessment.context;
@@ -166,8 +183,12 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
   private draft(trace: Trace): ContextDraft {
     const { renderInput, model } = this.settings;
     if (renderInput === null || model === null) {
-      const missing = [renderInput === null ? "renderInput" : null, model === null ? "model" : null].filter(Boolean).join(" and ");
-      throw new MissingTurnError(`The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`);
+      const missing = [renderInput === null ? "renderInput" : null, model === null ? "model" : null]
+        .filter(Boolean)
+        .join(" and ");
+      throw new MissingTurnError(
+        `The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`,
+      );
     }
     return new ContextDraft({ ...this.settings, renderInput }, trace);
   }
@@ -182,27 +203,49 @@ function definedOnly(options: MessageBuilderOptions): MessageBuilderOptions {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
 
-function renderersMap(renderers: Iterable<readonly [EventType<any, any>, RenderEvent]>): ReadonlyMap<EventType<any, any>, RenderEvent> {
-  const entries = typeof (renderers as Partial<Iterable<unknown>>)?.[Symbol.iterator] === "function" ? [...renderers] : null;
-  const fits = entries?.every((entry) => Array.isArray(entry) && typeof (entry[0] as Partial<EventType>)?.is === "function" && typeof entry[1] === "function");
+function renderersMap(
+  renderers: Iterable<readonly [EventType<any, any>, RenderEvent]>,
+): ReadonlyMap<EventType<any, any>, RenderEvent> {
+  const entries =
+    typeof (renderers as Partial<Iterable<unknown>>)?.[Symbol.iterator] === "function" ? [...renderers] : null;
+  const fits = entries?.every(
+    (entry) =>
+      Array.isArray(entry) &&
+      typeof (entry[0] as Partial<EventType>)?.is === "function" &&
+      typeof entry[1] === "function",
+  );
   if (!entries || !fits) {
-    throw new ValueError("renderers must be a Map, or [type, renderer] pairs, from event types (from defineEventType) to RenderEvent functions.");
+    throw new ValueError(
+      "renderers must be a Map, or [type, renderer] pairs, from event types (from defineEventType) to RenderEvent functions.",
+    );
   }
   return new Map(entries);
 }
 
 function checkSettings(settings: Settings): void {
   if (typeof settings.show !== "function") throw new ValueError("show must be a Show function, such as xml().");
-  if (settings.select !== null && typeof settings.select !== "function") throw new ValueError("select must be a function of the trace, such as only(Input, ModelOutput, ToolOutput), or null.");
-  if (settings.prompt !== null && typeof settings.prompt !== "function") throw new ValueError("prompt must be a function of the example citation, or null.");
-  if (settings.renderInput !== null && typeof settings.renderInput !== "function") throw new ValueError("renderInput must be a RenderInput function, or null.");
-  if (settings.model !== null && (typeof settings.model !== "string" || settings.model === "")) throw new ValueError("model must be a model name, or null.");
-  if (!(settings.policy instanceof ContextPolicy)) throw new ValueError("policy must be a ContextPolicy, such as new ContextPolicy({ resultCap: new Tokens(4_000) }).");
+  if (settings.select !== null && typeof settings.select !== "function")
+    throw new ValueError(
+      "select must be a function of the trace, such as only(Input, ModelOutput, ToolOutput), or null.",
+    );
+  if (settings.prompt !== null && typeof settings.prompt !== "function")
+    throw new ValueError("prompt must be a function of the example citation, or null.");
+  if (settings.renderInput !== null && typeof settings.renderInput !== "function")
+    throw new ValueError("renderInput must be a RenderInput function, or null.");
+  if (settings.model !== null && (typeof settings.model !== "string" || settings.model === ""))
+    throw new ValueError("model must be a model name, or null.");
+  if (!(settings.policy instanceof ContextPolicy))
+    throw new ValueError(
+      "policy must be a ContextPolicy, such as new ContextPolicy({ resultCap: new Tokens(4_000) }).",
+    );
   const names = settings.tools.map((def) => def.name);
   const reopen = settings.policy.reopen?.name;
   if (reopen !== undefined && names.includes(reopen)) {
-    throw new ValueError(`A tool is named "${reopen}", like the policy's reopen tool: rename one, or give the policy reopen: null.`);
+    throw new ValueError(
+      `A tool is named "${reopen}", like the policy's reopen tool: rename one, or give the policy reopen: null.`,
+    );
   }
   const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice !== undefined) throw new ValueError(`Two tools are named "${twice}": each tool a call offers needs its own name.`);
+  if (twice !== undefined)
+    throw new ValueError(`Two tools are named "${twice}": each tool a call offers needs its own name.`);
 }

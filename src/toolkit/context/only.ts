@@ -9,6 +9,7 @@ import type { Trace } from "../../domain/trace.js";
  * @throws ValueError when no type is given.
  */
 export function only(...types: EventType<any, any>[]): (trace: Trace) => Event[] {
-  if (types.length === 0) throw new ValueError("only() needs at least one event type, such as only(Input, ModelOutput, ToolOutput).");
+  if (types.length === 0)
+    throw new ValueError("only() needs at least one event type, such as only(Input, ModelOutput, ToolOutput).");
   return (trace) => trace.events.filter((event) => types.some((type) => type.is(event)));
 }

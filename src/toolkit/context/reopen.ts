@@ -16,8 +16,14 @@ const NOTHING_NAMED = "Name at least one element number in elements or one resul
 
 /** The fields of the reopen arguments: elements by number, whole results by handle. */
 const REOPEN_FIELDS = {
-  elements: z.array(ElementId(Element)).default([]).describe("The numbers of the elements to show again, such as passages that show without text."),
-  results: z.array(ResultHandle()).default([]).describe('The handles of the results to show again whole, such as "r12".'),
+  elements: z
+    .array(ElementId(Element))
+    .default([])
+    .describe("The numbers of the elements to show again, such as passages that show without text."),
+  results: z
+    .array(ResultHandle())
+    .default([])
+    .describe('The handles of the results to show again whole, such as "r12".'),
 };
 
 /**
@@ -25,14 +31,16 @@ const REOPEN_FIELDS = {
  * real id of each element and the call id of each result. Parsing refuses arguments that name nothing or
  * hold a field of another name.
  */
-export const ReopenArguments = z.strictObject(REOPEN_FIELDS).refine((value) => value.elements.length + value.results.length > 0, NOTHING_NAMED);
+export const ReopenArguments = z
+  .strictObject(REOPEN_FIELDS)
+  .refine((value) => value.elements.length + value.results.length > 0, NOTHING_NAMED);
 /** The parsed arguments of reopen, with real ids and call ids. */
 export type ReopenArguments = z.output<typeof ReopenArguments>;
 
 /** What the model reads about reopen by default. */
 export const REOPEN_DESCRIPTION =
   "Show again what was shortened or left out of earlier results to save space: elements by their numbers, such as " +
-  'passages that show without text, or whole results by their handles, such as r1. Use it instead of searching again.';
+  "passages that show without text, or whole results by their handles, such as r1. Use it instead of searching again.";
 
 /** The settings of Reopen. */
 export interface ReopenOptions {
@@ -66,11 +74,23 @@ export class Reopen implements Tool {
     this.description = options.description ?? REOPEN_DESCRIPTION;
     this.arguments = options.arguments ?? ReopenArguments;
     const shape = (this.arguments as Partial<z.ZodObject<any>>).shape as Record<string, z.ZodType> | undefined;
-    if (!(this.arguments instanceof z.ZodObject) || shape === undefined || !("elements" in shape) || !("results" in shape)) {
-      throw new ValueError("Reopen's arguments must be an object schema with the fields elements and results, such as ReopenArguments.");
+    if (
+      !(this.arguments instanceof z.ZodObject) ||
+      shape === undefined ||
+      !("elements" in shape) ||
+      !("results" in shape)
+    ) {
+      throw new ValueError(
+        "Reopen's arguments must be an object schema with the fields elements and results, such as ReopenArguments.",
+      );
     }
     // tool() checks the name and description, and makes the definition the model reads.
-    this.made = tool({ name: this.name, description: this.description, args: shape, run: (values) => this.run(values as ReopenArguments) });
+    this.made = tool({
+      name: this.name,
+      description: this.description,
+      args: shape,
+      run: (values) => this.run(values as ReopenArguments),
+    });
   }
 
   /** The strict schema of the arguments, as the tool step parses them. */
@@ -93,10 +113,17 @@ export class Reopen implements Tool {
     const shape = { ...(this.arguments.shape as Record<string, z.ZodType>) };
     for (const [name, text] of Object.entries(texts.arguments ?? {})) {
       const field = shape[name];
-      if (field === undefined) throw new ValueError(`Tool "${this.name}" has no argument "${name}"; it has: ${Object.keys(shape).join(", ")}.`);
+      if (field === undefined)
+        throw new ValueError(
+          `Tool "${this.name}" has no argument "${name}"; it has: ${Object.keys(shape).join(", ")}.`,
+        );
       shape[name] = field.describe(text);
     }
-    return new Reopen({ name: this.name, description: texts.description ?? this.description, arguments: z.strictObject(shape) });
+    return new Reopen({
+      name: this.name,
+      description: texts.description ?? this.description,
+      arguments: z.strictObject(shape),
+    });
   }
 
   /** Run one call with arguments parsed and mapped to real ids, as the tool step does. */
@@ -112,7 +139,9 @@ export class Reopen implements Tool {
     const parsed = this.arguments.safeParse(values);
     const named = parsed.success ? (parsed.data as ReopenArguments) : null;
     if (named === null || named.elements.length + named.results.length === 0) {
-      return Promise.reject(new InvalidQueryError(`The arguments of ${this.name} name nothing to show again. ${NOTHING_NAMED}`));
+      return Promise.reject(
+        new InvalidQueryError(`The arguments of ${this.name} name nothing to show again. ${NOTHING_NAMED}`),
+      );
     }
     return Promise.resolve(Reopened({ reopenedElements: [...named.elements], reopenedResults: [...named.results] }));
   }

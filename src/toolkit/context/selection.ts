@@ -16,11 +16,21 @@ export interface SliceKey {
 /** Some results of a trace: the results of the units that an index or a slice picks. An index out of range picks nothing. */
 export class Selection {
   /** @throws ValueError when unit is not a Unit or the key is not a whole number or a slice of whole numbers. */
-  constructor(readonly unit: Unit, readonly key: number | SliceKey) {
-    if (unit !== "turns" && unit !== "rounds" && unit !== "results") throw new ValueError(`A Selection counts "turns", "rounds" or "results", not ${JSON.stringify(unit)}.`);
+  constructor(
+    readonly unit: Unit,
+    readonly key: number | SliceKey,
+  ) {
+    if (unit !== "turns" && unit !== "rounds" && unit !== "results")
+      throw new ValueError(`A Selection counts "turns", "rounds" or "results", not ${JSON.stringify(unit)}.`);
     const whole = (value: unknown) => value === null || Number.isSafeInteger(value);
-    const fits = typeof key === "number" ? Number.isSafeInteger(key) : typeof key === "object" && key !== null && whole(key.start) && whole(key.end);
-    if (!fits) throw new ValueError(`A Selection of ${unit} needs a whole-number index or a slice of whole numbers, such as ${unit}.slice(0, -2).`);
+    const fits =
+      typeof key === "number"
+        ? Number.isSafeInteger(key)
+        : typeof key === "object" && key !== null && whole(key.start) && whole(key.end);
+    if (!fits)
+      throw new ValueError(
+        `A Selection of ${unit} needs a whole-number index or a slice of whole numbers, such as ${unit}.slice(0, -2).`,
+      );
   }
 
   /** Which of `count` units this selects, counted from 0 in the order of the slice; empty when an index is out of range. */

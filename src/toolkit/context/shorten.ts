@@ -27,7 +27,10 @@ export function asRecorded(output: ToolOutput, _limits: ModelLimits): ToolOutput
  * source shows as a tag without content. The result's own text and data stay. `output` does not change.
  */
 export function dropText(output: ToolOutput, _limits: ModelLimits): ToolOutput {
-  return { ...output, elements: output.elements.map((element) => (Source.is(element) ? { ...element, text: "" } : element)) };
+  return {
+    ...output,
+    elements: output.elements.map((element) => (Source.is(element) ? { ...element, text: "" } : element)),
+  };
 }
 
 /**
@@ -38,7 +41,10 @@ export function sources(shorten: ShortenText): Shorten {
   return (output, limits) => ({
     ...output,
     elements: output.elements.map((element) =>
-      Source.is(element) && typeof element.text === "string" ? { ...element, text: shorten(element.text, limits) } : element),
+      Source.is(element) && typeof element.text === "string"
+        ? { ...element, text: shorten(element.text, limits) }
+        : element,
+    ),
   });
 }
 
@@ -50,21 +56,36 @@ export function shortened(shorten: Shorten, output: ToolOutput, limits: ModelLim
   const made = shorten(output, limits);
   const name = tool === null ? "a result" : `a result of "${tool}"`;
   if (made === null || typeof made !== "object" || !Array.isArray(made.elements)) {
-    throw new ShortenError(`The Shorten function of ${name} returned no ToolOutput: return a copy of the result it gets.`, { details: { tool } });
+    throw new ShortenError(
+      `The Shorten function of ${name} returned no ToolOutput: return a copy of the result it gets.`,
+      { details: { tool } },
+    );
   }
   if (!sameIds(output.elements, made.elements)) {
     throw new ShortenError(
       `The Shorten function of ${name} removed, added or reordered its elements: keep every element, in order, and change only their text.`,
-      { details: { tool, before: output.elements.map((element) => element.id), after: made.elements.map((element) => element?.id) } },
+      {
+        details: {
+          tool,
+          before: output.elements.map((element) => element.id),
+          after: made.elements.map((element) => element?.id),
+        },
+      },
     );
   }
   if ((made.error ?? null) !== output.error) {
-    throw new ShortenError(`The Shorten function of ${name} changed its error: the model reacts to the error, so keep it as recorded.`, { details: { tool } });
+    throw new ShortenError(
+      `The Shorten function of ${name} changed its error: the model reacts to the error, so keep it as recorded.`,
+      { details: { tool } },
+    );
   }
   // The header stays the recorded one: a Shorten decides what the model reads, not which call it answers.
   return { ...made, type: output.type, callId: output.callId, stream: output.stream, seq: output.seq };
 }
 
 function sameIds(before: readonly Element[], after: readonly Element[]): boolean {
-  return before.length === after.length && before.every((element, index) => after[index]?.id === element.id && after[index]?.type === element.type);
+  return (
+    before.length === after.length &&
+    before.every((element, index) => after[index]?.id === element.id && after[index]?.type === element.type)
+  );
 }

@@ -42,12 +42,19 @@ export interface ShownResult {
  * The content of `output` (a result of `tool`, under `handle`) in `shape`. Without limits it shows as recorded.
  * @throws ShortenError when a Shorten function of the tool breaks its rule.
  */
-export function shownResult(output: ToolOutput, tool: string | null, handle: string, shape: ResultShape, shaping: Shaping): ShownResult {
+export function shownResult(
+  output: ToolOutput,
+  tool: string | null,
+  handle: string,
+  shape: ResultShape,
+  shaping: Shaping,
+): ShownResult {
   const { policy, limits, show } = shaping;
   if (limits === null) return { content: resultContent(output, shown(output.elements, tool, show)), shortened: false };
   const name = tool ?? "";
   const full = () => shortened(policy.shortenFor(name, FULL), output, limits, tool);
-  if (shape.form === FULL) return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
+  if (shape.form === FULL)
+    return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
   const compressed = shortened(policy.shortenFor(name, COMPRESSED), output, limits, tool);
   const lifted = [...shape.floors.values()].includes(FULL) ? full() : null;
   const elements = output.elements.flatMap((element, index): Element[] => {
@@ -55,9 +62,10 @@ export function shownResult(output: ToolOutput, tool: string | null, handle: str
     if (form === FULL) return [lifted!.elements[index]!];
     return form === COMPRESSED ? [compressed.elements[index]!] : [];
   });
-  const body = shape.form === COMPRESSED
-    ? resultContent({ ...compressed, elements }, shown(elements, tool, show))
-    : shown(elements, tool, show);
+  const body =
+    shape.form === COMPRESSED
+      ? resultContent({ ...compressed, elements }, shown(elements, tool, show))
+      : shown(elements, tool, show);
   const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
   return { ...capped(body, line, name, shaping), shortened: true };
 }

@@ -46,12 +46,22 @@ export function Stub(where: Selection, options: ShrinkOptions = {}): SelectionSh
   return selectionShrink("Stub", where, options, STUBBED, (form) => form !== STUBBED);
 }
 
-function selectionShrink(kind: string, where: Selection, options: ShrinkOptions, to: Form, offers: (form: Form) => boolean): SelectionShrink {
-  if (!(where instanceof Selection)) throw new ValueError(`${kind} needs a Selection, such as ${kind}(turns.slice(0, -2)).`);
+function selectionShrink(
+  kind: string,
+  where: Selection,
+  options: ShrinkOptions,
+  to: Form,
+  offers: (form: Form) => boolean,
+): SelectionShrink {
+  if (!(where instanceof Selection))
+    throw new ValueError(`${kind} needs a Selection, such as ${kind}(turns.slice(0, -2)).`);
   const when = options.when ?? null;
   checkThreshold(when, `${kind}'s when`, true);
   const shrink = (view: Trace, forms: FormsByHandle): [string, Form][] =>
-    where.handles(view).filter((handle) => offers(forms.get(handle) ?? FULL)).map((handle) => [handle, to]);
+    where
+      .handles(view)
+      .filter((handle) => offers(forms.get(handle) ?? FULL))
+      .map((handle) => [handle, to]);
   const label = `${kind}(${where.toString()}${when === null ? "" : `, { when: ${String(when)} }`})`;
   Object.defineProperty(shrink, "name", { value: label });
   return Object.assign(shrink, { where, when, toString: () => label });

@@ -16,7 +16,8 @@ const WORD = /[\p{L}\p{N}_]/u;
  */
 export function cap(limit: Tokens, cut: string = CUT_TEXT): ShortenText {
   if (!(limit instanceof Tokens)) throw new ValueError("cap needs a limit in Tokens, such as cap(new Tokens(500)).");
-  if (typeof cut !== "string") throw new ValueError("The cut text of cap must be a string, such as \"[… about {tokens} more tokens not shown]\".");
+  if (typeof cut !== "string")
+    throw new ValueError('The cut text of cap must be a string, such as "[… about {tokens} more tokens not shown]".');
   return (text, limits) => capText(text, limit.count, cut, limits);
 }
 
@@ -39,7 +40,8 @@ export function capText(text: string, limit: number, cut: string, limits: ModelL
  * @throws ValueError when count is not a whole number of at least 1.
  */
 export function firstWords(count: number): ShortenText {
-  if (!Number.isInteger(count) || count < 1) throw new ValueError(`firstWords needs a whole number of words of at least 1, not ${count}.`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new ValueError(`firstWords needs a whole number of words of at least 1, not ${count}.`);
   return (text) => {
     const words = text.split(/\s+/).filter((word) => word !== "");
     return words.length > count ? `${words.slice(0, count).join(" ")}…` : text;

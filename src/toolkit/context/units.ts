@@ -17,7 +17,9 @@ export interface UnitSpan {
 /** The units of a stream's events, oldest first, the current one last. Events before the first of each unit belong to none. */
 export function unitsOf(events: readonly Event[], unit: Unit): UnitSpan[] {
   if (unit === "results") {
-    return events.flatMap((event, index) => (ToolOutput.is(event) && event.callId !== null ? [{ start: index, results: [event.callId] }] : []));
+    return events.flatMap((event, index) =>
+      ToolOutput.is(event) && event.callId !== null ? [{ start: index, results: [event.callId] }] : [],
+    );
   }
   if (unit === "turns") {
     const starts = turnStarts(events);

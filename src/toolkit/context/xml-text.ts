@@ -15,7 +15,10 @@ export function escapeAttribute(value: string): string {
 
 /** Refuse a configured tag or attribute name that is not a valid XML name. */
 export function checkName(name: string, what: string): void {
-  if (!NAME.test(name)) throw new ValueError(`The ${what} "${name}" is not a valid XML name (a letter or "_", then letters, digits, "_", "." or "-").`);
+  if (!NAME.test(name))
+    throw new ValueError(
+      `The ${what} "${name}" is not a valid XML name (a letter or "_", then letters, digits, "_", "." or "-").`,
+    );
 }
 
 /** A properties key as an attribute name: characters an XML name cannot hold become "_". */

@@ -57,7 +57,9 @@ export function xml(options: XmlOptions = {}): Show {
   const layout = { fields, tags, order, cite };
   return (elements, numbering, _tool, citations) => {
     const context = { ...layout, numbering, citations };
-    return nest(elements, (element) => orderValue(order, element)).map((node) => render(node, false, context)).join("\n");
+    return nest(elements, (element) => orderValue(order, element))
+      .map((node) => render(node, false, context))
+      .join("\n");
   };
 }
 
@@ -73,7 +75,9 @@ interface RenderContext {
 function render(node: Nested, nested: boolean, context: RenderContext): string {
   const { element } = node;
   const tag = tagOf(element, context.tags);
-  const attributes = attributesOf(element, nested, context).map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join("");
+  const attributes = attributesOf(element, nested, context)
+    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
+    .join("");
   const text = Source.is(element) && typeof element.text === "string" ? escapeText(element.text) : "";
   const parts = node.parts.map((part) => render(part, true, context));
   if (text === "" && parts.length === 0) return `<${tag}${attributes}/>`;
@@ -84,8 +88,10 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
 function attributesOf(element: Element, nested: boolean, context: RenderContext): [string, string][] {
   const number = numberOf(element.id, context.numbering);
   const own: [string, string][] = [["id", String(number)]];
-  if (context.cite !== null && context.citations !== null && Source.is(element)) own.push([context.cite, context.citations.write(number)]);
-  const whole = nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
+  if (context.cite !== null && context.citations !== null && Source.is(element))
+    own.push([context.cite, context.citations.write(number)]);
+  const whole =
+    nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
   if (whole !== undefined) {
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
@@ -108,8 +114,13 @@ function attributesOf(element: Element, nested: boolean, context: RenderContext)
 function shownFields(element: Element, fields: ByType<Readonly<Record<string, string>>>): [string, unknown][] {
   const listed = nearestKind(fields, element);
   if (listed !== undefined) return Object.entries(listed).map(([path, name]) => [name, readPath(element, path)]);
-  const own = Object.entries(element).filter(([key]) => !BASE_FIELDS.has(key) && !(key === "text" && Source.is(element)));
-  const properties = Object.entries(element.properties ?? {}).map(([key, value]): [string, unknown] => [attributeName(key), value]);
+  const own = Object.entries(element).filter(
+    ([key]) => !BASE_FIELDS.has(key) && !(key === "text" && Source.is(element)),
+  );
+  const properties = Object.entries(element.properties ?? {}).map(([key, value]): [string, unknown] => [
+    attributeName(key),
+    value,
+  ]);
   return [...own, ...properties];
 }
 
@@ -134,10 +145,18 @@ function numberOf(id: string, numbering: Numbering): number {
 }
 
 function settingMap<V>(setting: ByElementType<V> | null | undefined, name: string): ByType<V> {
-  const iterable = setting === null || setting === undefined || typeof (setting as Partial<Iterable<unknown>>)[Symbol.iterator] === "function";
+  const iterable =
+    setting === null ||
+    setting === undefined ||
+    typeof (setting as Partial<Iterable<unknown>>)[Symbol.iterator] === "function";
   const entries = iterable ? [...(setting ?? [])] : null;
-  if (entries === null || entries.some((entry) => !Array.isArray(entry) || typeof (entry[0] as Partial<ElementType>)?.is !== "function")) {
-    throw new ValueError(`${name} must be a Map, or [type, value] pairs, keyed by element types (from sourceType or referenceType).`);
+  if (
+    entries === null ||
+    entries.some((entry) => !Array.isArray(entry) || typeof (entry[0] as Partial<ElementType>)?.is !== "function")
+  ) {
+    throw new ValueError(
+      `${name} must be a Map, or [type, value] pairs, keyed by element types (from sourceType or referenceType).`,
+    );
   }
   return new Map(entries);
 }

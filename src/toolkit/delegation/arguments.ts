@@ -35,7 +35,8 @@ export function delegationArguments(name: string, input: z.ZodType): DelegationA
 function checkField(name: string, field: string, schema: z.ZodType, inArray: boolean): void {
   if (idTarget(schema)) return;
   const definition = schema._zod.def as Definition;
-  if (WRAPPERS.has(definition.type) && definition.innerType) return checkField(name, field, definition.innerType, inArray);
+  if (WRAPPERS.has(definition.type) && definition.innerType)
+    return checkField(name, field, definition.innerType, inArray);
   if (definition.type === "array" && definition.element) {
     if (!inArray) return checkField(name, field, definition.element, true);
     return refuse(name, field, definition.element, "inside an array of arrays");
@@ -89,9 +90,18 @@ function holdsId(schema: z.ZodType, seen: Set<z.ZodType>): boolean {
   if (idTarget(schema)) return true;
   const definition = schema._zod.def as Definition;
   const children: (z.ZodType | null | undefined)[] = [
-    definition.innerType, definition.element, definition.rest, definition.keyType, definition.valueType,
-    definition.left, definition.right, definition.in, definition.out,
-    ...(definition.options ?? []), ...(definition.items ?? []), ...Object.values(definition.shape ?? {}),
+    definition.innerType,
+    definition.element,
+    definition.rest,
+    definition.keyType,
+    definition.valueType,
+    definition.left,
+    definition.right,
+    definition.in,
+    definition.out,
+    ...(definition.options ?? []),
+    ...(definition.items ?? []),
+    ...Object.values(definition.shape ?? {}),
   ];
   if (definition.type === "lazy" && definition.getter) children.push(definition.getter());
   return children.some((child) => child instanceof z.ZodType && holdsId(child, seen));

@@ -26,15 +26,20 @@ export function lastContent(trace: Trace): JsonValue {
  */
 export function handBackEvent(name: string, child: Trace, result: TaskResult | null): ToolOutput {
   const task = child.byType(TaskInput).at(-1);
-  if (!task) throw new ValueError(`The trace given to ${name}.handBack holds no TaskInput: give it the task stream's trace.`);
+  if (!task)
+    throw new ValueError(`The trace given to ${name}.handBack holds no TaskInput: give it the task stream's trace.`);
   const header = { callId: task.callId, elements: shownElements(child) };
   const value = (result ?? lastContent)(child);
   if (value === null || value === undefined) {
     const last = child.events.at(-1);
-    return ToolOutput({ ...header, error: `The task of ${name} ended without a result (its last event is ${last ? `a ${last.type}` : "missing"}).` });
+    return ToolOutput({
+      ...header,
+      error: `The task of ${name} ended without a result (its last event is ${last ? `a ${last.type}` : "missing"}).`,
+    });
   }
   const misfit = task.expects === null ? null : schemaProblems(task.expects, value);
-  if (misfit !== null) return ToolOutput({ ...header, error: `The result of the task of ${name} does not fit its schema (${misfit}).` });
+  if (misfit !== null)
+    return ToolOutput({ ...header, error: `The result of the task of ${name} does not fit its schema (${misfit}).` });
   if (result !== null) return ToolOutput({ ...header, data: value });
   const last = child.events.at(-1) as ModelOutput;
   return ToolOutput({ ...header, text: replyText(last, new Numbering(child.thread.events)) });
@@ -43,7 +48,8 @@ export function handBackEvent(name: string, child: Trace, result: TaskResult | n
 /** The elements a task was shown that its result holds: its Sources and the elements they are part of. */
 export function shownElements(child: Trace): Element[] {
   const shown = new Map<string, Element>();
-  for (const event of child.events) for (const element of elementsOf(event)) if (!shown.has(element.id)) shown.set(element.id, element);
+  for (const event of child.events)
+    for (const element of elementsOf(event)) if (!shown.has(element.id)) shown.set(element.id, element);
   const sources = [...shown.values()].filter((element) => Source.is(element));
   const wholes = new Set(sources.flatMap((source) => (typeof source.ref === "string" ? [source.ref] : [])));
   return [...shown.values()].filter((element) => Source.is(element) || wholes.has(element.id));
@@ -77,6 +83,7 @@ function resolvedNumbers(marker: Marker, numbering: Numbering): number[] {
 function schemaProblems(schema: Record<string, JsonValue>, value: JsonValue): string | null {
   const checked = z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema).safeParse(value);
   if (checked.success) return null;
-  return checked.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "result"}: ${issue.message}`).join("; ");
+  return checked.error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "result"}: ${issue.message}`)
+    .join("; ");
 }
-

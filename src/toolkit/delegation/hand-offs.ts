@@ -55,10 +55,16 @@ export function handOffEvents(parts: HandOffParts, parent: Trace): Event[] {
 
 type Checked = { payload: JsonValue } | { error: string };
 
-function payloadOf(parts: HandOffParts, call: ToolCall, context: { numbering: Numbering; handles: ReturnType<typeof resultHandles>; ids: ReturnType<typeof idArguments> }): Checked {
+function payloadOf(
+  parts: HandOffParts,
+  call: ToolCall,
+  context: { numbering: Numbering; handles: ReturnType<typeof resultHandles>; ids: ReturnType<typeof idArguments> },
+): Checked {
   const unparsed = unparsedArguments(call.arguments);
   if (unparsed !== null) {
-    return { error: `The arguments of ${parts.name} are not a JSON object: ${unparsed}. Call ${parts.name} again with its arguments as one JSON object.` };
+    return {
+      error: `The arguments of ${parts.name} are not a JSON object: ${unparsed}. Call ${parts.name} again with its arguments as one JSON object.`,
+    };
   }
   const args = withStringIds(call.arguments, context.ids);
   const parsed = parts.args.safeParse(args);

@@ -69,13 +69,23 @@ export class ToolDelegation<I = unknown> implements Delegation {
   constructor(options: ToolDelegationOptions<I>) {
     const { name, description, input, build } = options;
     if (typeof name !== "string" || !NAME.test(name)) {
-      throw new ValueError(`A delegation's name must be 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(name)}.`);
+      throw new ValueError(
+        `A delegation's name must be 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(name)}.`,
+      );
     }
-    if (typeof description !== "string" || description.trim() === "") throw new ValueError(`ToolDelegation "${name}" needs a description the model reads.`);
-    if (!(input instanceof z.ZodType)) throw new ValueError(`ToolDelegation "${name}": input must be a zod schema, such as z.object({ question: z.string() }).`);
-    if (typeof build !== "function") throw new ValueError(`ToolDelegation "${name}" needs a build function from the task's input and model to a Graph.`);
+    if (typeof description !== "string" || description.trim() === "")
+      throw new ValueError(`ToolDelegation "${name}" needs a description the model reads.`);
+    if (!(input instanceof z.ZodType))
+      throw new ValueError(
+        `ToolDelegation "${name}": input must be a zod schema, such as z.object({ question: z.string() }).`,
+      );
+    if (typeof build !== "function")
+      throw new ValueError(
+        `ToolDelegation "${name}" needs a build function from the task's input and model to a Graph.`,
+      );
     const result = options.result ?? null;
-    if (result !== null && typeof result !== "function") throw new ValueError(`ToolDelegation "${name}": result must be a function of the task's trace, or null.`);
+    if (result !== null && typeof result !== "function")
+      throw new ValueError(`ToolDelegation "${name}": result must be a function of the task's trace, or null.`);
     const resultSchema = options.resultSchema ?? null;
     checkResultSchema(name, resultSchema);
     const { args, wrapped } = delegationArguments(name, input);
@@ -91,7 +101,11 @@ export class ToolDelegation<I = unknown> implements Delegation {
     const parameters = parametersOf(name, this.args);
     const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown }>;
     this.argumentDescriptions = Object.freeze(
-      Object.fromEntries(Object.entries(properties).flatMap(([field, property]) => (typeof property.description === "string" ? [[field, property.description]] : []))),
+      Object.fromEntries(
+        Object.entries(properties).flatMap(([field, property]) =>
+          typeof property.description === "string" ? [[field, property.description]] : [],
+        ),
+      ),
     );
     this.spec = toolDef(this, parameters);
   }
@@ -118,7 +132,9 @@ export class ToolDelegation<I = unknown> implements Delegation {
   graphFor(task: TaskInput): Graph {
     const parsed = this.input.safeParse(task.payload);
     if (!parsed.success) {
-      throw new ValueError(`The task of call "${task.callId}" has a payload that does not fit the input of ${this.name}: ${parsed.error.issues[0]?.message ?? "invalid"}.`);
+      throw new ValueError(
+        `The task of call "${task.callId}" has a payload that does not fit the input of ${this.name}: ${parsed.error.issues[0]?.message ?? "invalid"}.`,
+      );
     }
     return this.build(parsed.data, task.model);
   }
@@ -129,7 +145,10 @@ export class ToolDelegation<I = unknown> implements Delegation {
    * ToolOutput with the reason as its error for a call whose arguments do not fit, which starts no task.
    */
   handOffs(parent: Trace): Event[] {
-    return handOffEvents({ name: this.name, input: this.input, args: this.args, wrapped: this.wrapped, expects: this.resultSchema }, parent);
+    return handOffEvents(
+      { name: this.name, input: this.input, args: this.args, wrapped: this.wrapped, expects: this.resultSchema },
+      parent,
+    );
   }
 
   /**
@@ -142,26 +161,39 @@ export class ToolDelegation<I = unknown> implements Delegation {
 
   /** Never called: a delegation's calls run as tasks. It throws, so code that runs it as a plain tool fails clearly. */
   invoke(): Promise<ToolOutput> {
-    return Promise.reject(new ValueError(`${this.name} is a ToolDelegation: its calls run as tasks in a ToolStep, not through invoke.`));
+    return Promise.reject(
+      new ValueError(`${this.name} is a ToolDelegation: its calls run as tasks in a ToolStep, not through invoke.`),
+    );
   }
 }
 
 function checkResultSchema(name: string, schema: Record<string, JsonValue> | null): void {
   if (schema === null) return;
-  if (typeof schema !== "object" || Array.isArray(schema)) throw new ValueError(`ToolDelegation "${name}": resultSchema must be a JSON Schema object, or null.`);
+  if (typeof schema !== "object" || Array.isArray(schema))
+    throw new ValueError(`ToolDelegation "${name}": resultSchema must be a JSON Schema object, or null.`);
   try {
     z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema);
   } catch (error) {
-    throw new ValueError(`ToolDelegation "${name}": resultSchema is not a JSON Schema that can be checked (${(error as Error).message}).`, { cause: error });
+    throw new ValueError(
+      `ToolDelegation "${name}": resultSchema is not a JSON Schema that can be checked (${(error as Error).message}).`,
+      { cause: error },
+    );
   }
 }
 
-function described(name: string, args: z.ZodObject<any, z.core.$strict>, texts: Record<string, string>): z.ZodObject<any, z.core.$strict> {
+function described(
+  name: string,
+  args: z.ZodObject<any, z.core.$strict>,
+  texts: Record<string, string>,
+): z.ZodObject<any, z.core.$strict> {
   if (Object.keys(texts).length === 0) return args;
   const shape: Record<string, z.ZodType> = { ...(args.shape as Record<string, z.ZodType>) };
   for (const [field, text] of Object.entries(texts)) {
     const schema = shape[field];
-    if (schema === undefined) throw new ValueError(`ToolDelegation "${name}" has no argument "${field}"; it has: ${Object.keys(shape).join(", ") || "none"}.`);
+    if (schema === undefined)
+      throw new ValueError(
+        `ToolDelegation "${name}" has no argument "${field}"; it has: ${Object.keys(shape).join(", ") || "none"}.`,
+      );
     shape[field] = schema.describe(text);
   }
   return z.strictObject(shape);
@@ -171,6 +203,9 @@ function parametersOf(name: string, args: z.ZodObject<any>): Record<string, Json
   try {
     return argumentsSchema(args);
   } catch (error) {
-    throw new ValueError(`ToolDelegation "${name}": its input has no JSON Schema (${(error as Error).message}). Use fields that JSON can hold.`, { cause: error });
+    throw new ValueError(
+      `ToolDelegation "${name}": its input has no JSON Schema (${(error as Error).message}). Use fields that JSON can hold.`,
+      { cause: error },
+    );
   }
 }

@@ -12,7 +12,16 @@ import { Text } from "./text.js";
 const KNOWN_FIELDS = new WeakMap<z.ZodType, ReadonlySet<string>>([[Text, new Set(["text", "tools", "context"])]]);
 
 // Wrappers whose output has the fields of their inner type.
-const WRAPPERS = new Set(["default", "prefault", "optional", "nullable", "nonoptional", "readonly", "catch", "success"]);
+const WRAPPERS = new Set([
+  "default",
+  "prefault",
+  "optional",
+  "nullable",
+  "nonoptional",
+  "readonly",
+  "catch",
+  "success",
+]);
 
 /**
  * Whether each parsed turn of `schema` has `field`: true, false, or null when the schema cannot say (a

@@ -9,7 +9,8 @@ import { PromptFile } from "./prompt-file.js";
 import { PromptFileError } from "./prompt-file-error.js";
 import type { Prompts } from "./prompts.js";
 
-const USAGE = "usage: soev-prompts FILE [--model ENDPOINT]\n" +
+const USAGE =
+  "usage: soev-prompts FILE [--model ENDPOINT]\n" +
   "Print what one model reads of a prompt file: without --model, the base.";
 
 // The example citation a BRACKETS agent gives its template: what most models read.
@@ -52,9 +53,11 @@ function report(file: string, promptFile: PromptFile, model: string | null): str
   const index = model === null ? -1 : promptFile.models.findIndex((layer) => layer.endpoints.includes(model));
   const layer = promptFile.models[index];
   const whose =
-    model === null ? "none given: the base"
-    : layer === undefined ? `${model} (no model layer names it: the base)`
-    : `${model} (model layer ${index + 1}: ${layer.endpoints.join(", ")})`;
+    model === null
+      ? "none given: the base"
+      : layer === undefined
+        ? `${model} (no model layer names it: the base)`
+        : `${model} (model layer ${index + 1}: ${layer.endpoints.join(", ")})`;
   const lines = [`Prompt file: ${file}`, `Model: ${whose}`, `Digest: ${prompts.digest}`, ""];
   lines.push(...systemSection(prompts));
   for (const [key, text] of Object.entries(prompts.texts)) lines.push(`== Text "${key}" ==`, text.trimEnd(), "");

@@ -42,9 +42,12 @@ export class PromptFile {
     this.origin = origin;
     const parsed = PromptFileFields.safeParse(fields);
     if (!parsed.success) {
-      throw new PromptFileError(`${origin} does not have the shape of a prompt file:\n${z.prettifyError(parsed.error)}`, {
-        cause: parsed.error,
-      });
+      throw new PromptFileError(
+        `${origin} does not have the shape of a prompt file:\n${z.prettifyError(parsed.error)}`,
+        {
+          cause: parsed.error,
+        },
+      );
     }
     const { system, texts, tools, models } = parsed.data;
     this.reads = system === null ? null : this.checkedTemplate(system, "the system template");
@@ -54,17 +57,24 @@ export class PromptFile {
       const where = `model layer ${index + 1} (${layer.endpoints.join(", ")})`;
       for (const [name, block] of Object.entries(layer.blocks)) {
         if (!blocks.has(name)) {
-          this.refuse(`${where} replaces block "${name}", which the base system template does not define (${listed(blocks)})`);
+          this.refuse(
+            `${where} replaces block "${name}", which the base system template does not define (${listed(blocks)})`,
+          );
         }
         this.checkedTemplate(block, `block "${name}" of ${where}`);
       }
       for (const key of Object.keys(layer.texts)) {
-        if (!(key in texts)) this.refuse(`${where} replaces text "${key}", which the base does not define (${listed(Object.keys(texts))})`);
+        if (!(key in texts))
+          this.refuse(
+            `${where} replaces text "${key}", which the base does not define (${listed(Object.keys(texts))})`,
+          );
       }
       for (const endpoint of layer.endpoints) {
         const other = endpoints.get(endpoint);
         if (other !== undefined && other !== index) {
-          this.refuse(`${where} names endpoint "${endpoint}", which model layer ${other + 1} names already: an endpoint belongs to one layer`);
+          this.refuse(
+            `${where} names endpoint "${endpoint}", which model layer ${other + 1} names already: an endpoint belongs to one layer`,
+          );
         }
         endpoints.set(endpoint, index);
       }
@@ -124,8 +134,13 @@ export class PromptFile {
     }
     this.models.forEach((layer, index) => {
       for (const [name, block] of Object.entries(layer.blocks)) {
-        const reads = unknown(templateReads(block).variables).filter((variable) => !this.reads?.assigned.includes(variable));
-        if (reads.length > 0) problems.push(`block "${name}" of model layer ${index + 1} (${layer.endpoints.join(", ")}) reads ${quoted(reads)}`);
+        const reads = unknown(templateReads(block).variables).filter(
+          (variable) => !this.reads?.assigned.includes(variable),
+        );
+        if (reads.length > 0)
+          problems.push(
+            `block "${name}" of model layer ${index + 1} (${layer.endpoints.join(", ")}) reads ${quoted(reads)}`,
+          );
       }
     });
     if (problems.length > 0) {
@@ -158,7 +173,12 @@ export class PromptFile {
         arguments: { ...base?.arguments, ...texts.arguments },
       };
     }
-    return new Prompts({ template: this.system, blocks: layer.blocks, texts: { ...this.texts, ...layer.texts }, tools });
+    return new Prompts({
+      template: this.system,
+      blocks: layer.blocks,
+      texts: { ...this.texts, ...layer.texts },
+      tools,
+    });
   }
 
   // Compile a template now (invalid Jinja fails at load), and check its filters exist.

@@ -115,7 +115,9 @@ export class Prompts {
     for (const [name, texts] of Object.entries(this.tools)) {
       const tool = byName.get(name);
       if (tool === undefined) {
-        problems.push(`texts for tool "${name}", which the agent does not have (its tools: ${[...byName.keys()].join(", ") || "none"})`);
+        problems.push(
+          `texts for tool "${name}", which the agent does not have (its tools: ${[...byName.keys()].join(", ") || "none"})`,
+        );
         continue;
       }
       const written = Object.keys(tool.args.shape);
@@ -130,7 +132,9 @@ export class Prompts {
     if (problems.length > 0) throw new PromptFileError(`the prompt file gives ${problems.join("; and ")}`);
     return tools.map((tool) => {
       const texts = this.tools[tool.name];
-      return texts === undefined ? tool : tool.withTexts({ description: texts.description, arguments: { ...texts.arguments } });
+      return texts === undefined
+        ? tool
+        : tool.withTexts({ description: texts.description, arguments: { ...texts.arguments } });
     });
   }
 }

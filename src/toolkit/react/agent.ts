@@ -23,7 +23,11 @@ import { offeredTools, requiredInstructions } from "./turn-tools.js";
  * A function that builds the config of one turn from the thread's resources, the parsed turn and the
  * model that the turn's input names. It refuses a turn by throwing InputDeniedError.
  */
-export type ReActConfigFunction<R, T> = (resources: R, turn: T, model: string) => ReActConfig<T> | ReActConfigOptions<T>;
+export type ReActConfigFunction<R, T> = (
+  resources: R,
+  turn: T,
+  model: string,
+) => ReActConfig<T> | ReActConfigOptions<T>;
 
 /** The config of every turn, or a function that builds the config of each turn. */
 export type ReActConfigSource<R, T> = ReActConfig<T> | ReActConfigOptions<T> | ReActConfigFunction<R, T>;
@@ -102,7 +106,9 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
    */
   build(resources: R, turn: T, model: string | null): Graph {
     if (model === null) {
-      throw new InputDeniedError("The input records no model: give the Input a model, such as the name of the model the turn runs on.");
+      throw new InputDeniedError(
+        "The input records no model: give the Input a model, such as the name of the model the turn runs on.",
+      );
     }
     const config = this.configFor(resources, turn, model);
     this.checkDefaults(config, turn);
@@ -111,7 +117,11 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
     const prompt = config.prompt instanceof PromptFile ? config.prompt.forModel(modelName) : config.prompt;
     const supplied = prompt instanceof Prompts ? prompt.described(config.tools) : config.tools;
     const offered = offeredTools(config.declarations, config.toolStates(turn), supplied);
-    const budget = new Budget({ passes: config.passes, toolRoundsAfterCap: config.toolRoundsAfterCap, resetsOnAnswer: config.resetsOnAnswer });
+    const budget = new Budget({
+      passes: config.passes,
+      toolRoundsAfterCap: config.toolRoundsAfterCap,
+      resetsOnAnswer: config.resetsOnAnswer,
+    });
     const builder = config.context.forTurn({
       renderInput: this.renderInput(config),
       model: modelName,
@@ -124,15 +134,23 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
     const step = config.context.wrap(new LlmStep({ builder, model: config.model, modelName: model }), config.limits);
     return new Graph()
       .addNode(MODEL_NODE, step)
-      .addNode(TOOLS_NODE, new ToolStep({ tools: [...offered, ...config.context.addedTools], budget, repeats: config.repeats }))
-      .addEdge(MODEL_NODE, (trace) => ((trace.byType(ModelOutput).at(-1)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END))
+      .addNode(
+        TOOLS_NODE,
+        new ToolStep({ tools: [...offered, ...config.context.addedTools], budget, repeats: config.repeats }),
+      )
+      .addEdge(MODEL_NODE, (trace) =>
+        (trace.byType(ModelOutput).at(-1)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END,
+      )
       .addEdge(TOOLS_NODE, (trace) => (budget.spent(trace) ? END : MODEL_NODE));
   }
 
   private configFor(resources: R, turn: T, model: string): ReActConfig<T> {
     if (typeof this.source !== "function") return this.source;
     const built = this.source(resources, turn, model);
-    if (built === null || typeof built !== "object") throw new ValueError("The config function must return a ReActConfig, or throw InputDeniedError to refuse the turn.");
+    if (built === null || typeof built !== "object")
+      throw new ValueError(
+        "The config function must return a ReActConfig, or throw InputDeniedError to refuse the turn.",
+      );
     return ReActConfig.from(built);
   }
 
@@ -143,7 +161,9 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
   private renderInput(config: ReActConfig<T>): RenderInput {
     return renderedBy(
       this.input,
-      withInstructions(config.renderInput, (turn) => requiredInstructions(config.declarations, config.toolStates(turn))),
+      withInstructions(config.renderInput, (turn) =>
+        requiredInstructions(config.declarations, config.toolStates(turn)),
+      ),
     );
   }
 
@@ -153,7 +173,8 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
       if (!config.keepsDefault(setting)) continue;
       const field = DEFAULT_READS[setting];
       const known = this.fields[field];
-      const lacks = known === false || (known === null && turn !== null && !(typeof turn === "object" && field in turn));
+      const lacks =
+        known === false || (known === null && turn !== null && !(typeof turn === "object" && field in turn));
       if (lacks) {
         throw new ValueError(
           `The config keeps the default ${setting}, which reads the turn's "${field}" field, and the agent's input type has none: ` +

@@ -21,7 +21,8 @@ export function checkConfig(settings: Required<ReActConfigOptions>): void {
   checkKinds(settings);
   for (const setting of ["passes", "toolRoundsAfterCap"] as const) {
     const value = settings[setting];
-    if (!Number.isInteger(value) || value < 0) throw new ValueError(`${setting} must be a whole number of at least 0, not ${String(value)}.`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new ValueError(`${setting} must be a whole number of at least 0, not ${String(value)}.`);
   }
   checkTools(settings.tools, settings.declared, settings.context.addedTools);
   if (settings.prompt instanceof PromptFile) settings.prompt.checkVariables(PROMPT_VARIABLES);
@@ -35,15 +36,21 @@ function checkKinds(settings: Required<ReActConfigOptions>): void {
   if (typeof prompt !== "string" && typeof prompt !== "function" && !(prompt instanceof PromptFile)) {
     throw new ValueError("prompt must be a text, a PromptFile, or a function of the turn and the example citation.");
   }
-  if (!(limits instanceof ModelLimits)) throw new ValueError("limits must be ModelLimits, such as new ModelLimits({ window: new Tokens(128_000) }).");
-  if (typeof context?.forTurn !== "function" || typeof context.wrap !== "function" || !Array.isArray(context.addedTools)) {
+  if (!(limits instanceof ModelLimits))
+    throw new ValueError("limits must be ModelLimits, such as new ModelLimits({ window: new Tokens(128_000) }).");
+  if (
+    typeof context?.forTurn !== "function" ||
+    typeof context.wrap !== "function" ||
+    !Array.isArray(context.addedTools)
+  ) {
     throw new ValueError("context must be a ContextStrategy, such as new MessageBuilder().");
   }
   if (citations !== null && (typeof citations?.write !== "function" || typeof citations.parse !== "function")) {
     throw new ValueError("citations must be a CitationStrategy, such as BRACKETS, or null.");
   }
   for (const setting of ["renderInput", "toolStates"] as const) {
-    if (typeof settings[setting] !== "function") throw new ValueError(`${setting} must be a function of the parsed turn.`);
+    if (typeof settings[setting] !== "function")
+      throw new ValueError(`${setting} must be a function of the parsed turn.`);
   }
   for (const setting of ["resetsOnAnswer", "repeats"] as const) {
     if (typeof settings[setting] !== "boolean") throw new ValueError(`${setting} must be true or false.`);
@@ -54,11 +61,15 @@ function checkTools(tools: readonly Tool[], declared: readonly ToolDeclaration[]
   if (!Array.isArray(tools) || tools.some((tool) => typeof tool?.name !== "string" || typeof tool.def !== "function")) {
     throw new ValueError("tools must be a list of tools, such as ones that tool() made.");
   }
-  if (declared !== null && (!Array.isArray(declared) || declared.some((declaration) => !(declaration instanceof ToolDeclaration)))) {
+  if (
+    declared !== null &&
+    (!Array.isArray(declared) || declared.some((declaration) => !(declaration instanceof ToolDeclaration)))
+  ) {
     throw new ValueError("declared must be a list of ToolDeclaration, or null to declare each of tools.");
   }
   const twiceDeclared = twice((declared ?? []).map((declaration) => declaration.name));
-  if (twiceDeclared !== undefined) throw new ValueError(`Two declarations share the name "${twiceDeclared}": declare each tool once.`);
+  if (twiceDeclared !== undefined)
+    throw new ValueError(`Two declarations share the name "${twiceDeclared}": declare each tool once.`);
   const twiceSupplied = twice(tools.map((tool) => tool.name));
   if (twiceSupplied !== undefined) throw new ValueError(`tools holds "${twiceSupplied}" twice: supply each tool once.`);
   if (declared !== null) {
@@ -71,9 +82,13 @@ function checkTools(tools: readonly Tool[], declared: readonly ToolDeclaration[]
     }
   }
   const addedNames = new Set(added.map((tool) => tool.name));
-  const taken = [...(declared ?? []).map((declaration) => declaration.name), ...tools.map((tool) => tool.name)].find((name) => addedNames.has(name));
+  const taken = [...(declared ?? []).map((declaration) => declaration.name), ...tools.map((tool) => tool.name)].find(
+    (name) => addedNames.has(name),
+  );
   if (taken !== undefined) {
-    throw new ValueError(`The tool "${taken}" has the name of a tool that the context adds: rename your tool, or give the context no such tool.`);
+    throw new ValueError(
+      `The tool "${taken}" has the name of a tool that the context adds: rename your tool, or give the context no such tool.`,
+    );
   }
 }
 

@@ -115,7 +115,8 @@ export class ReActConfig<T = any> {
     this.toolRoundsAfterCap = settings.toolRoundsAfterCap;
     this.resetsOnAnswer = settings.resetsOnAnswer;
     this.repeats = settings.repeats;
-    this.declarations = this.declared ?? Object.freeze(this.tools.map((tool) => new ToolDeclaration({ name: tool.name })));
+    this.declarations =
+      this.declared ?? Object.freeze(this.tools.map((tool) => new ToolDeclaration({ name: tool.name })));
   }
 
   /** The config itself, or a new config of these settings. */

@@ -18,7 +18,11 @@ export interface ToolDeclarationOptions {
 }
 
 /** The defaults of a ToolDeclaration, in one place. */
-export const DECLARATION_DEFAULTS = { default: "auto", locked: false, requiredToolInstruction: REQUIRED_TOOL_INSTRUCTION } as const;
+export const DECLARATION_DEFAULTS = {
+  default: "auto",
+  locked: false,
+  requiredToolInstruction: REQUIRED_TOOL_INSTRUCTION,
+} as const;
 
 // A placeholder is a name in braces, such as {tool}, or empty braces; other braces are plain text.
 const PLACEHOLDER = /\{(\w*)\}/g;
@@ -40,13 +44,20 @@ export class ToolDeclaration {
   /** @throws ValueError for an empty name, an unknown default, or an instruction with a placeholder other than {tool}. */
   constructor(options: ToolDeclarationOptions) {
     const settings = { ...DECLARATION_DEFAULTS, ...definedOnly(options) };
-    if (typeof settings.name !== "string" || settings.name === "") throw new ValueError("A ToolDeclaration needs the name that the model calls the tool by.");
+    if (typeof settings.name !== "string" || settings.name === "")
+      throw new ValueError("A ToolDeclaration needs the name that the model calls the tool by.");
     if (!ToolState.safeParse(settings.default).success) {
-      throw new ValueError(`The default of tool "${settings.name}" must be "off", "auto" or "required", not ${JSON.stringify(settings.default)}.`);
+      throw new ValueError(
+        `The default of tool "${settings.name}" must be "off", "auto" or "required", not ${JSON.stringify(settings.default)}.`,
+      );
     }
-    if (typeof settings.locked !== "boolean") throw new ValueError(`locked of tool "${settings.name}" must be true or false.`);
-    if (typeof settings.requiredToolInstruction !== "string") throw new ValueError(`requiredToolInstruction of tool "${settings.name}" must be a text.`);
-    const others = [...settings.requiredToolInstruction.matchAll(PLACEHOLDER)].map((match) => match[0]).filter((found) => found !== "{tool}");
+    if (typeof settings.locked !== "boolean")
+      throw new ValueError(`locked of tool "${settings.name}" must be true or false.`);
+    if (typeof settings.requiredToolInstruction !== "string")
+      throw new ValueError(`requiredToolInstruction of tool "${settings.name}" must be a text.`);
+    const others = [...settings.requiredToolInstruction.matchAll(PLACEHOLDER)]
+      .map((match) => match[0])
+      .filter((found) => found !== "{tool}");
     if (others.length > 0) {
       throw new ValueError(
         `requiredToolInstruction of tool "${settings.name}" uses ${others.join(", ")}; the only placeholder is {tool}, which becomes the tool's name.`,

@@ -7,7 +7,10 @@ import type { RenderTurn } from "../inputs/render.js";
  * for that same turn after the message, after a blank line. Each input gets the instructions of the
  * states that it asked itself, so every later model call writes them again as they were.
  */
-export function withInstructions<T>(render: RenderTurn<T>, instructionsOf: (turn: T) => readonly string[]): RenderTurn<T> {
+export function withInstructions<T>(
+  render: RenderTurn<T>,
+  instructionsOf: (turn: T) => readonly string[],
+): RenderTurn<T> {
   return (turn, show, input) => {
     const message = render(turn, show, input);
     if (message === null) return null;
@@ -18,7 +21,8 @@ export function withInstructions<T>(render: RenderTurn<T>, instructionsOf: (turn
 
 // After a text message, or after the last text part; a message that ends with an image gets a text part of its own.
 function appended(message: UserMessage, text: string): UserMessage {
-  if (typeof message.content === "string") return UserMessage(message.content === "" ? text : `${message.content}\n\n${text}`);
+  if (typeof message.content === "string")
+    return UserMessage(message.content === "" ? text : `${message.content}\n\n${text}`);
   const parts = [...message.content];
   const last = parts.at(-1);
   if (last?.kind === "text") parts[parts.length - 1] = TextPart(`${last.text}\n\n${text}`);

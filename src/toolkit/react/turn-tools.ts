@@ -10,7 +10,11 @@ import type { ToolDeclaration } from "./declaration.js";
  * @throws InputDeniedError when the turn names a tool that was never declared, asks a state that is not
  *   a ToolState, asks another state than the default of a locked one, or requires one that is not supplied.
  */
-export function offeredTools(declarations: readonly ToolDeclaration[], states: ToolStates, supplied: readonly Tool[]): Tool[] {
+export function offeredTools(
+  declarations: readonly ToolDeclaration[],
+  states: ToolStates,
+  supplied: readonly Tool[],
+): Tool[] {
   checkStates(declarations, states);
   const byName = new Map(supplied.map((tool) => [tool.name, tool]));
   const offered: Tool[] = [];
@@ -18,9 +22,12 @@ export function offeredTools(declarations: readonly ToolDeclaration[], states: T
     const state = declaration.state(states);
     const tool = byName.get(declaration.name);
     if (state === "required" && tool === undefined) {
-      throw new InputDeniedError(`The input requires the tool "${declaration.name}", which this turn's config does not supply.`, {
-        details: { tool: declaration.name },
-      });
+      throw new InputDeniedError(
+        `The input requires the tool "${declaration.name}", which this turn's config does not supply.`,
+        {
+          details: { tool: declaration.name },
+        },
+      );
     }
     if (state !== "off" && tool !== undefined) offered.push(tool);
   }
@@ -32,28 +39,40 @@ export function offeredTools(declarations: readonly ToolDeclaration[], states: T
  * of its declaration. It reads any recorded turn, so it refuses nothing: the running turn was checked.
  */
 export function requiredInstructions(declarations: readonly ToolDeclaration[], states: ToolStates): string[] {
-  return declarations.filter((declaration) => declaration.state(states) === "required").map((declaration) => declaration.instruction);
+  return declarations
+    .filter((declaration) => declaration.state(states) === "required")
+    .map((declaration) => declaration.instruction);
 }
 
 function checkStates(declarations: readonly ToolDeclaration[], states: ToolStates): void {
-  if (states === null || typeof states !== "object") throw new InputDeniedError("The tool states of the input must be an object of states by tool name.");
+  if (states === null || typeof states !== "object")
+    throw new InputDeniedError("The tool states of the input must be an object of states by tool name.");
   const byName = new Map(declarations.map((declaration) => [declaration.name, declaration]));
   for (const [name, state] of Object.entries(states)) {
     const declaration = byName.get(name);
     if (declaration === undefined) {
-      throw new InputDeniedError(`The input names the tool "${name}", which the agent never declared (declared: ${[...byName.keys()].join(", ") || "none"}).`, {
-        details: { tool: name },
-      });
+      throw new InputDeniedError(
+        `The input names the tool "${name}", which the agent never declared (declared: ${[...byName.keys()].join(", ") || "none"}).`,
+        {
+          details: { tool: name },
+        },
+      );
     }
     if (!ToolState.safeParse(state).success) {
-      throw new InputDeniedError(`The input asks ${JSON.stringify(state)} of the tool "${name}": a state is "off", "auto" or "required".`, {
-        details: { tool: name },
-      });
+      throw new InputDeniedError(
+        `The input asks ${JSON.stringify(state)} of the tool "${name}": a state is "off", "auto" or "required".`,
+        {
+          details: { tool: name },
+        },
+      );
     }
     if (declaration.locked && state !== declaration.default) {
-      throw new InputDeniedError(`The input asks "${state}" of the tool "${name}", which is locked to "${declaration.default}".`, {
-        details: { tool: name },
-      });
+      throw new InputDeniedError(
+        `The input asks "${state}" of the tool "${name}", which is locked to "${declaration.default}".`,
+        {
+          details: { tool: name },
+        },
+      );
     }
   }
 }

@@ -3,7 +3,15 @@ import { OpenAIChatModel } from "../../../src/adapters/openai/chat-model.js";
 import { ModelOutput } from "../../../src/domain/events.js";
 import { ValueError } from "../../../src/domain/errors.js";
 import {
-  AssistantMessage, ChatRequest, ImagePart, SystemMessage, TextPart, ToolDef, ToolResult, UserMessage, UNPARSED_ARGUMENTS,
+  AssistantMessage,
+  ChatRequest,
+  ImagePart,
+  SystemMessage,
+  TextPart,
+  ToolDef,
+  ToolResult,
+  UserMessage,
+  UNPARSED_ARGUMENTS,
 } from "../../../src/ports/index.js";
 import { CompatibleServer, completion } from "../../fixtures/openai-compatible-server.js";
 
@@ -55,9 +63,18 @@ describe("OpenAIChatModel.complete", () => {
 
   it("parses the JSON arguments of a tool call and keeps its id", async () => {
     server.reply({
-      json: completion({
-        tool_calls: [{ id: "call_abc", type: "function", function: { name: "search", arguments: "{\"query\":\"bulky waste\",\"limit\":2}" } }],
-      }, { finishReason: "tool_calls" }),
+      json: completion(
+        {
+          tool_calls: [
+            {
+              id: "call_abc",
+              type: "function",
+              function: { name: "search", arguments: '{"query":"bulky waste","limit":2}' },
+            },
+          ],
+        },
+        { finishReason: "tool_calls" },
+      ),
     });
     const model = new OpenAIChatModel(server.client(), { model: "town-model" });
 
@@ -65,26 +82,36 @@ describe("OpenAIChatModel.complete", () => {
 
     expect(output.content).toBe("");
     expect(output.finishReason).toBe("tool_calls");
-    expect(output.toolCalls).toEqual([{ id: "call_abc", name: "search", arguments: { query: "bulky waste", limit: 2 } }]);
+    expect(output.toolCalls).toEqual([
+      { id: "call_abc", name: "search", arguments: { query: "bulky waste", limit: 2 } },
+    ]);
   });
 
   it("keeps arguments that are not JSON recoverable under UNPARSED_ARGUMENTS, and sends them back as written", async () => {
     server.reply({
-      json: completion({ tool_calls: [{ id: "call_bad", type: "function", function: { name: "search", arguments: "{query: bulky" } }] }),
+      json: completion({
+        tool_calls: [{ id: "call_bad", type: "function", function: { name: "search", arguments: "{query: bulky" } }],
+      }),
     });
     const model = new OpenAIChatModel(server.client(), { model: "town-model" });
 
     const output = await model.complete(new ChatRequest([UserMessage("bulky waste?")], [SEARCH]));
-    expect(output.toolCalls).toEqual([{ id: "call_bad", name: "search", arguments: { [UNPARSED_ARGUMENTS]: "{query: bulky" } }]);
+    expect(output.toolCalls).toEqual([
+      { id: "call_bad", name: "search", arguments: { [UNPARSED_ARGUMENTS]: "{query: bulky" } },
+    ]);
 
     server.reply({ json: completion({ content: "ok" }) });
-    await model.complete(new ChatRequest([AssistantMessage("", { toolCalls: output.toolCalls }), ToolResult("call_bad", "error")]));
+    await model.complete(
+      new ChatRequest([AssistantMessage("", { toolCalls: output.toolCalls }), ToolResult("call_bad", "error")]),
+    );
     const sent = server.lastBody.messages as { tool_calls?: { function: { arguments: string } }[] }[];
     expect(sent[0]?.tool_calls?.[0]?.function.arguments).toBe("{query: bulky");
   });
 
   it("gives a tool call without an id one derived from the request, the same on a retry", async () => {
-    const reply = { json: completion({ tool_calls: [{ id: "", type: "function", function: { name: "search", arguments: "{}" } }] }) };
+    const reply = {
+      json: completion({ tool_calls: [{ id: "", type: "function", function: { name: "search", arguments: "{}" } }] }),
+    };
     server.reply(reply, reply);
     const model = new OpenAIChatModel(server.client(), { model: "town-model" });
     const request = new ChatRequest([UserMessage("bulky waste?")], [SEARCH]);
@@ -112,7 +139,11 @@ describe("OpenAIChatModel.complete", () => {
     server.reply({ json: completion({ content: "A PNG." }) });
     const model = new OpenAIChatModel(server.client(), { model: "vision" });
 
-    await model.complete(new ChatRequest([UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { mime: "image/png", name: "scan.png" })])]));
+    await model.complete(
+      new ChatRequest([
+        UserMessage([TextPart("What is this?"), ImagePart(PIXEL, { mime: "image/png", name: "scan.png" })]),
+      ]),
+    );
 
     expect((server.lastBody.messages as unknown[])[0]).toEqual({
       role: "user",
@@ -125,15 +156,24 @@ describe("OpenAIChatModel.complete", () => {
 
   it("sends exactly this body for a request that holds every message kind", async () => {
     server.reply({ json: completion({ content: "done" }) });
-    const model = new OpenAIChatModel(server.client(), { model: "town-model", settings: { temperature: 0, max_completion_tokens: 256 } });
-    const request = new ChatRequest([
-      SystemMessage("You are the town assistant."),
-      UserMessage("Bulky waste?"),
-      AssistantMessage("", { toolCalls: [{ id: "call_1", name: "search", arguments: { query: "bulky waste" } }], reasoning: "Search first." }),
-      ToolResult("call_1", "<passage id=\"2\" cite=\"[2]\">Four times a year.</passage>"),
-      AssistantMessage("Four times a year [2]."),
-      UserMessage([TextPart("And this?"), ImagePart(PIXEL, { mime: "image/jpeg" })]),
-    ], [SEARCH]);
+    const model = new OpenAIChatModel(server.client(), {
+      model: "town-model",
+      settings: { temperature: 0, max_completion_tokens: 256 },
+    });
+    const request = new ChatRequest(
+      [
+        SystemMessage("You are the town assistant."),
+        UserMessage("Bulky waste?"),
+        AssistantMessage("", {
+          toolCalls: [{ id: "call_1", name: "search", arguments: { query: "bulky waste" } }],
+          reasoning: "Search first.",
+        }),
+        ToolResult("call_1", '<passage id="2" cite="[2]">Four times a year.</passage>'),
+        AssistantMessage("Four times a year [2]."),
+        UserMessage([TextPart("And this?"), ImagePart(PIXEL, { mime: "image/jpeg" })]),
+      ],
+      [SEARCH],
+    );
 
     await model.complete(request);
 
@@ -149,26 +189,33 @@ describe("OpenAIChatModel.complete", () => {
         {
           role: "assistant",
           content: null,
-          tool_calls: [{ id: "call_1", type: "function", function: { name: "search", arguments: "{\"query\":\"bulky waste\"}" } }],
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "search", arguments: '{"query":"bulky waste"}' } },
+          ],
         },
-        { role: "tool", tool_call_id: "call_1", content: "<passage id=\"2\" cite=\"[2]\">Four times a year.</passage>" },
+        { role: "tool", tool_call_id: "call_1", content: '<passage id="2" cite="[2]">Four times a year.</passage>' },
         { role: "assistant", content: "Four times a year [2]." },
         {
           role: "user",
           content: [
             { type: "text", text: "And this?" },
-            { type: "image_url", image_url: { url: `data:image/jpeg;base64,${Buffer.from(PIXEL).toString("base64")}` } },
+            {
+              type: "image_url",
+              image_url: { url: `data:image/jpeg;base64,${Buffer.from(PIXEL).toString("base64")}` },
+            },
           ],
         },
       ],
-      tools: [{
-        type: "function",
-        function: {
-          name: "search",
-          description: "Search the town documents.",
-          parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "search",
+            description: "Search the town documents.",
+            parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+          },
         },
-      }],
+      ],
     });
   });
 
@@ -176,9 +223,15 @@ describe("OpenAIChatModel.complete", () => {
     server.reply({ json: completion({ content: "ok" }) });
     const model = new OpenAIChatModel(server.client(), { model: "thinker", reasoningField: "reasoning_content" });
 
-    await model.complete(new ChatRequest([UserMessage("q"), AssistantMessage("a", { reasoning: "because" }), UserMessage("q2")]));
+    await model.complete(
+      new ChatRequest([UserMessage("q"), AssistantMessage("a", { reasoning: "because" }), UserMessage("q2")]),
+    );
 
-    expect((server.lastBody.messages as unknown[])[1]).toEqual({ role: "assistant", content: "a", reasoning_content: "because" });
+    expect((server.lastBody.messages as unknown[])[1]).toEqual({
+      role: "assistant",
+      content: "a",
+      reasoning_content: "because",
+    });
   });
 
   it("turns the client's own retries off: a failed call reaches the server once", async () => {
@@ -194,10 +247,13 @@ describe("OpenAIChatModel.complete", () => {
 describe("OpenAIChatModel.prepare", () => {
   it("shows the request as sent, its settings and the changes, without calling", async () => {
     const model = new OpenAIChatModel(server.client(), { model: "town-model", settings: { temperature: 0.2 } });
-    const request = new ChatRequest([
-      UserMessage([TextPart("Look"), ImagePart(PIXEL, { name: "scan.png" })]),
-      AssistantMessage("seen", { reasoning: "thinking" }),
-    ], [SEARCH]);
+    const request = new ChatRequest(
+      [
+        UserMessage([TextPart("Look"), ImagePart(PIXEL, { name: "scan.png" })]),
+        AssistantMessage("seen", { reasoning: "thinking" }),
+      ],
+      [SEARCH],
+    );
 
     const prepared = await model.prepare(request, { model: "other" });
 
@@ -229,8 +285,12 @@ describe("OpenAIChatModel options", () => {
   it("refuses a bad configuration at construction", () => {
     const client = server.client();
     expect(() => new OpenAIChatModel(client, { model: "" })).toThrow(ValueError);
-    expect(() => new OpenAIChatModel(client, { model: "m", settings: { messages: [], stream: true } })).toThrow(/messages, stream/);
-    expect(() => new OpenAIChatModel(client, { model: "m", reasoningField: "thoughts" as never })).toThrow(/reasoningField/);
+    expect(() => new OpenAIChatModel(client, { model: "m", settings: { messages: [], stream: true } })).toThrow(
+      /messages, stream/,
+    );
+    expect(() => new OpenAIChatModel(client, { model: "m", reasoningField: "thoughts" as never })).toThrow(
+      /reasoningField/,
+    );
     expect(new OpenAIChatModel(client, { model: "m" }).model).toBe("m");
   });
 });

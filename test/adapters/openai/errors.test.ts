@@ -12,14 +12,20 @@ const server = CompatibleServer.forFile();
 
 async function failure(model: OpenAIChatModel): Promise<unknown> {
   return model.complete(REQUEST).then(
-    () => { throw new Error("the call succeeded; it should have failed"); },
+    () => {
+      throw new Error("the call succeeded; it should have failed");
+    },
     (error: unknown) => error,
   );
 }
 
 describe("OpenAIChatModel error mapping", () => {
   it("maps 429 to TransientError with the retry-after seconds", async () => {
-    server.reply({ status: 429, headers: { "retry-after": "3" }, json: { error: { message: "Rate limit reached", type: "rate_limit" } } });
+    server.reply({
+      status: 429,
+      headers: { "retry-after": "3" },
+      json: { error: { message: "Rate limit reached", type: "rate_limit" } },
+    });
 
     const error = await failure(new OpenAIChatModel(server.client(), { model: "town-model" }));
 
@@ -31,7 +37,11 @@ describe("OpenAIChatModel error mapping", () => {
   });
 
   it("prefers retry-after-ms, in seconds", async () => {
-    server.reply({ status: 429, headers: { "retry-after-ms": "1500", "retry-after": "9" }, json: { error: { message: "slow down" } } });
+    server.reply({
+      status: 429,
+      headers: { "retry-after-ms": "1500", "retry-after": "9" },
+      json: { error: { message: "slow down" } },
+    });
 
     const error = await failure(new OpenAIChatModel(server.client(), { model: "town-model" }));
 
@@ -50,29 +60,46 @@ describe("OpenAIChatModel error mapping", () => {
   });
 
   it("maps 400 to a permanent ModelRequestError that keeps the API's message and status", async () => {
-    server.reply({ status: 400, json: { error: { message: "Invalid schema for function 'search'", type: "invalid_request_error", code: "invalid_schema" } } });
+    server.reply({
+      status: 400,
+      json: {
+        error: {
+          message: "Invalid schema for function 'search'",
+          type: "invalid_request_error",
+          code: "invalid_schema",
+        },
+      },
+    });
 
     const error = await failure(new OpenAIChatModel(server.client(), { model: "town-model" }));
 
     expect(error).toBeInstanceOf(ModelRequestError);
     expect(error).toBeInstanceOf(CallerError);
     expect(error).not.toBeInstanceOf(TransientError);
-    expect(error).toMatchObject({ status: 400, apiMessage: "Invalid schema for function 'search'", code: "invalid_schema", retryable: false });
-    expect((error as Error).message).toMatch(/refused the call of town-model with 400: Invalid schema for function 'search'\. /);
+    expect(error).toMatchObject({
+      status: 400,
+      apiMessage: "Invalid schema for function 'search'",
+      code: "invalid_schema",
+      retryable: false,
+    });
+    expect((error as Error).message).toMatch(
+      /refused the call of town-model with 400: Invalid schema for function 'search'\. /,
+    );
   });
 
-  it.each([[401, /API key/], [404, /model name and the client's baseURL/], [422, /cannot help/]])(
-    "maps %i to ModelRequestError with a hint",
-    async (status, hint) => {
-      server.reply({ status, json: { error: { message: `status ${status}` } } });
+  it.each([
+    [401, /API key/],
+    [404, /model name and the client's baseURL/],
+    [422, /cannot help/],
+  ])("maps %i to ModelRequestError with a hint", async (status, hint) => {
+    server.reply({ status, json: { error: { message: `status ${status}` } } });
 
-      const error = await failure(new OpenAIChatModel(server.client(), { model: "town-model" }));
+    const error = await failure(new OpenAIChatModel(server.client(), { model: "town-model" }));
 
-      expect(error).toBeInstanceOf(ModelRequestError);
-      expect((error as ModelRequestError).status).toBe(status);
-      expect((error as Error).message).toMatch(hint);
-    },
-  );
+    expect(error).toBeInstanceOf(ModelRequestError);
+    expect((error as ModelRequestError).status).toBe(status);
+    expect((error as Error).message).toMatch(hint);
+  });
 
   it("maps a refused connection on a closed port to TransientError", async () => {
     const closed = await CompatibleServer.start();

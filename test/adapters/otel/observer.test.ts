@@ -1,10 +1,19 @@
 import { z } from "zod";
 import { context, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-  CLOSED_SPAN_EVENT, InMemoryTraceStore, OtelObserver, RUN_SPAN, SPAN_ATTRIBUTES as A,
+  CLOSED_SPAN_EVENT,
+  InMemoryTraceStore,
+  OtelObserver,
+  RUN_SPAN,
+  SPAN_ATTRIBUTES as A,
 } from "../../../src/adapters/index.js";
 import { Compaction, Failure, Input, ModelOutput, ToolOutput, type Event } from "../../../src/domain/index.js";
 import type { Observer } from "../../../src/ports/observer.js";
@@ -61,9 +70,15 @@ function script(word: string): ScriptedOutput[] {
 
 /** Run one local turn of an agent with the lookup tool, in a catalog with `observer`. */
 async function runTurn(word: string, observer: Observer | undefined, threadId?: string) {
-  const agent = new ReActAgent({ model: new ScriptedModel(script(word)), prompt: "You look words up.", tools: [lookup] });
+  const agent = new ReActAgent({
+    model: new ScriptedModel(script(word)),
+    prompt: "You look words up.",
+    tools: [lookup],
+  });
   const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { observer, version: "test" });
-  const [thread] = await catalog.open("assistant", Input({ payload: `Look up ${word}.`, model: "scripted" }), { threadId });
+  const [thread] = await catalog.open("assistant", Input({ payload: `Look up ${word}.`, model: "scripted" }), {
+    threadId,
+  });
   return { thread, turn: thread.resume() };
 }
 
@@ -79,7 +94,12 @@ describe("OtelObserver on a local turn", () => {
 
     const [run, ...moreRuns] = spanNamed(RUN_SPAN);
     expect(moreRuns).toHaveLength(0);
-    expect(run!.attributes).toEqual({ [A.threadId]: thread.id, [A.agent]: "assistant", [A.model]: "scripted", [A.payload]: "Look up bulky." });
+    expect(run!.attributes).toEqual({
+      [A.threadId]: thread.id,
+      [A.agent]: "assistant",
+      [A.model]: "scripted",
+      [A.payload]: "Look up bulky.",
+    });
     expect(run!.status.code).toBe(SpanStatusCode.UNSET);
 
     const models = spanNamed("soev.model scripted");
@@ -88,17 +108,35 @@ describe("OtelObserver on a local turn", () => {
       expect(parentOf(span)).toBe(idOf(run!));
       expect(span.spanContext().traceId).toBe(run!.spanContext().traceId);
       expect(span.attributes).toMatchObject({
-        [A.threadId]: thread.id, [A.stream]: "main", [A.node]: MODEL_NODE, [A.callKind]: "model",
-        [A.promptCharacters]: outputs[index]!.promptCharacters!, [A.requestHash]: outputs[index]!.requestHash!,
+        [A.threadId]: thread.id,
+        [A.stream]: "main",
+        [A.node]: MODEL_NODE,
+        [A.callKind]: "model",
+        [A.promptCharacters]: outputs[index]!.promptCharacters!,
+        [A.requestHash]: outputs[index]!.requestHash!,
       });
       expect(span.attributes[A.callId]).toBeUndefined();
     });
-    expect(models[0]!.attributes).toMatchObject({ [A.promptTokens]: 40, [A.completionTokens]: 7, [A.finishReason]: "tool_calls", [A.toolCalls]: 1 });
-    expect(models[1]!.attributes).toMatchObject({ [A.promptTokens]: 60, [A.completionTokens]: 5, [A.finishReason]: "stop", [A.toolCalls]: 0 });
+    expect(models[0]!.attributes).toMatchObject({
+      [A.promptTokens]: 40,
+      [A.completionTokens]: 7,
+      [A.finishReason]: "tool_calls",
+      [A.toolCalls]: 1,
+    });
+    expect(models[1]!.attributes).toMatchObject({
+      [A.promptTokens]: 60,
+      [A.completionTokens]: 5,
+      [A.finishReason]: "stop",
+      [A.toolCalls]: 0,
+    });
 
     const [tool] = spanNamed("soev.tool lookup");
     expect(parentOf(tool!)).toBe(idOf(run!));
-    expect(tool!.attributes).toMatchObject({ [A.stream]: "main", [A.node]: TOOLS_NODE, [A.callId]: outputs[0]!.toolCalls[0]!.id });
+    expect(tool!.attributes).toMatchObject({
+      [A.stream]: "main",
+      [A.node]: TOOLS_NODE,
+      [A.callId]: outputs[0]!.toolCalls[0]!.id,
+    });
     expect(tool!.status.code).toBe(SpanStatusCode.UNSET);
     // The run span is the active span while the run's work runs.
     expect(activeInTool).toEqual([idOf(run!)]);
@@ -108,8 +146,14 @@ describe("OtelObserver on a local turn", () => {
     const { turn } = await runTurn("nothing", new OtelObserver());
     expect((await turn).byType(ToolOutput)[0]!.error).toMatch(/Nothing is not a word/);
     const [tool] = spanNamed("soev.tool lookup");
-    expect(tool!.status).toEqual({ code: SpanStatusCode.ERROR, message: expect.stringMatching(/Nothing is not a word/) as string });
-    expect(spanNamed("soev.model scripted").map((span) => span.status.code)).toEqual([SpanStatusCode.UNSET, SpanStatusCode.UNSET]);
+    expect(tool!.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: expect.stringMatching(/Nothing is not a word/) as string,
+    });
+    expect(spanNamed("soev.model scripted").map((span) => span.status.code)).toEqual([
+      SpanStatusCode.UNSET,
+      SpanStatusCode.UNSET,
+    ]);
   });
 
   it("ends a failed run's span and its unanswered call with the error status", async () => {
@@ -132,15 +176,23 @@ describe("OtelObserver, told directly", () => {
     await observer.run("t1", null, opening, async () => {
       observer.call("t1", "main", "model", "model", "m", null);
       observer.call("t1", "main", "tools", "tool", "search", "call_9");
-      observer.event("t1", null, { ...Failure({ error: "TransientError", message: "down", retryable: true, origin: "model" }), seq: 3 });
+      observer.event("t1", null, {
+        ...Failure({ error: "TransientError", message: "down", retryable: true, origin: "model" }),
+        seq: 3,
+      });
       observer.event("t1", null, { ...Failure({ error: "Error", message: "boom", callId: "call_9" }), seq: 4 });
       observer.event("t1", null, { ...Compaction({ summary: "s", keptFrom: 1 }), seq: 5 });
     });
     const [run] = spanNamed(RUN_SPAN);
     expect(run!.attributes[A.payload]).toHaveLength(200);
     expect(run!.attributes[A.model]).toBeUndefined();
-    expect(run!.events.map((event) => [event.name, event.attributes])).toEqual([["compaction", { [A.stream]: "main", [A.seq]: 5, [A.actor]: "model" }]]);
-    expect(spanNamed("soev.model m")[0]!.status).toEqual({ code: SpanStatusCode.ERROR, message: "TransientError: down" });
+    expect(run!.events.map((event) => [event.name, event.attributes])).toEqual([
+      ["compaction", { [A.stream]: "main", [A.seq]: 5, [A.actor]: "model" }],
+    ]);
+    expect(spanNamed("soev.model m")[0]!.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: "TransientError: down",
+    });
     expect(spanNamed("soev.model m")[0]!.attributes[A.retryable]).toBe(true);
     expect(spanNamed("soev.tool search")[0]!.status).toEqual({ code: SpanStatusCode.ERROR, message: "Error: boom" });
   });
@@ -149,14 +201,25 @@ describe("OtelObserver, told directly", () => {
     const observer = new OtelObserver();
     observer.call("t2", "main", "model", "model", "m", null);
     let release!: () => void;
-    const running = observer.run("t3", "assistant", null, () => new Promise<string>((resolve) => (release = () => resolve("done"))));
+    const running = observer.run(
+      "t3",
+      "assistant",
+      null,
+      () => new Promise<string>((resolve) => (release = () => resolve("done"))),
+    );
     await Promise.resolve();
     observer.call("t3", "main", "tools", "tool", "search", "call_1");
     expect(exporter.getFinishedSpans()).toHaveLength(0);
 
     observer.close();
-    expect(exporter.getFinishedSpans().map((span) => span.name).sort()).toEqual(["soev.model m", RUN_SPAN, "soev.tool search"]);
-    for (const span of exporter.getFinishedSpans()) expect(span.events.map((event) => event.name)).toEqual([CLOSED_SPAN_EVENT]);
+    expect(
+      exporter
+        .getFinishedSpans()
+        .map((span) => span.name)
+        .sort(),
+    ).toEqual(["soev.model m", RUN_SPAN, "soev.tool search"]);
+    for (const span of exporter.getFinishedSpans())
+      expect(span.events.map((event) => event.name)).toEqual([CLOSED_SPAN_EVENT]);
     expect(parentOf(spanNamed("soev.model m")[0]!)).toBeUndefined();
     expect(parentOf(spanNamed("soev.tool search")[0]!)).toBe(idOf(spanNamed(RUN_SPAN)[0]!));
 

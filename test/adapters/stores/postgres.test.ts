@@ -8,7 +8,12 @@ import { traceStoreConformance } from "./conformance/index.js";
 import { collect, events, Follower, threadId } from "./conformance/support.js";
 
 /** A fresh schema with the store's tables, a store on it, and more stores each with a pool of its own. */
-async function openSchema(): Promise<{ schema: TestSchema; store: PostgresTraceStore; other(): Promise<TraceStore>; close(): Promise<void> }> {
+async function openSchema(): Promise<{
+  schema: TestSchema;
+  store: PostgresTraceStore;
+  other(): Promise<TraceStore>;
+  close(): Promise<void>;
+}> {
   const schema = await freshSchema("trace");
   await migratePostgres(schema.pool, { schema: schema.name });
   const open = () => new PostgresTraceStore({ connectionString: schema.url, schema: schema.name });

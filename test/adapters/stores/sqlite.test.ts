@@ -55,7 +55,7 @@ describe("SqliteTraceStore", () => {
     await store.close();
   });
 
-  it("runs in memory with \":memory:\"", async () => {
+  it('runs in memory with ":memory:"', async () => {
     const store = new SqliteTraceStore(":memory:");
     const thread = threadId();
     await store.append(thread, events(2));
@@ -74,8 +74,15 @@ describe("SqliteTraceStore", () => {
     await fixture.store.append(thread, events(1));
     const follower = new Follower(fixture.store, thread);
     await follower.saw(1);
-    const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/sqlite-append.ts", fixture.path, thread, "3"], { stdio: "inherit" });
-    const code = await within(new Promise<number | null>((resolve) => child.on("exit", resolve)), "the appending process's exit");
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/fixtures/sqlite-append.ts", fixture.path, thread, "3"],
+      { stdio: "inherit" },
+    );
+    const code = await within(
+      new Promise<number | null>((resolve) => child.on("exit", resolve)),
+      "the appending process's exit",
+    );
     expect(code).toBe(0);
     await follower.saw(4);
     await follower.stop();

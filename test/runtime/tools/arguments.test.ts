@@ -20,21 +20,40 @@ const call = (name: string, args: ToolCall["arguments"]): ToolCall => ({ id: "c3
 describe("mapArguments", () => {
   it("replaces the number of an element of an accepted type with its real id", () => {
     const def = toolDef(readDocument);
-    expect(mapArguments(call("read_document", { document: "1" }), def, numbering, handles).arguments).toEqual({ document: "waste-collection" });
-    expect(mapArguments(call("read_document", { document: 4 }), def, numbering, handles).arguments).toEqual({ document: "dog-tax" });
+    expect(mapArguments(call("read_document", { document: "1" }), def, numbering, handles).arguments).toEqual({
+      document: "waste-collection",
+    });
+    expect(mapArguments(call("read_document", { document: 4 }), def, numbering, handles).arguments).toEqual({
+      document: "dog-tax",
+    });
   });
 
   it("leaves a number that names nothing, or an element of another type, as written", () => {
     const def = toolDef(readDocument);
-    expect(mapArguments(call("read_document", { document: "9" }), def, numbering, handles).arguments).toEqual({ document: "9" });
-    expect(mapArguments(call("read_document", { document: "2" }), def, numbering, handles).arguments).toEqual({ document: "2" });
-    expect(mapArguments(call("read_document", { document: "dog tax" }), def, numbering, handles).arguments).toEqual({ document: "dog tax" });
+    expect(mapArguments(call("read_document", { document: "9" }), def, numbering, handles).arguments).toEqual({
+      document: "9",
+    });
+    expect(mapArguments(call("read_document", { document: "2" }), def, numbering, handles).arguments).toEqual({
+      document: "2",
+    });
+    expect(mapArguments(call("read_document", { document: "dog tax" }), def, numbering, handles).arguments).toEqual({
+      document: "dog tax",
+    });
   });
 
   it("maps lists of numbers and handles, and leaves other arguments alone", () => {
     const def = reopenTool.def();
-    const mapped = mapArguments(call("reopen", { elements: ["2", "9", 5], results: ["r2", "r7"], note: "1" }), def, numbering, handles);
-    expect(mapped.arguments).toEqual({ elements: ["waste-collection#2", "9", "dog-tax#0"], results: ["c2", "r7"], note: "1" });
+    const mapped = mapArguments(
+      call("reopen", { elements: ["2", "9", 5], results: ["r2", "r7"], note: "1" }),
+      def,
+      numbering,
+      handles,
+    );
+    expect(mapped.arguments).toEqual({
+      elements: ["waste-collection#2", "9", "dog-tax#0"],
+      results: ["c2", "r7"],
+      note: "1",
+    });
     expect(mapped.id).toBe("c3");
   });
 });
@@ -44,7 +63,10 @@ describe("shownArguments", () => {
     const def = reopenTool.def();
     const written = call("reopen", { elements: ["1", "3", "9"], results: ["r1", "r2", "r5"] });
     const recorded = mapArguments(written, def, numbering, handles);
-    expect(recorded.arguments).toEqual({ elements: ["waste-collection", "waste-collection#0", "9"], results: ["c1", "c2", "r5"] });
+    expect(recorded.arguments).toEqual({
+      elements: ["waste-collection", "waste-collection#0", "9"],
+      results: ["c1", "c2", "r5"],
+    });
     expect(shownArguments(recorded, def, numbering, handles)).toEqual(written);
   });
 

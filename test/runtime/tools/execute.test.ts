@@ -3,7 +3,14 @@ import { z } from "zod";
 import { Input, ModelOutput, ToolOutput, type Event, type ToolCall } from "../../../src/domain/events.js";
 import { InvalidQueryError, ResourceUnavailableError, TransientError } from "../../../src/ports/errors.js";
 import { UNPARSED_ARGUMENTS } from "../../../src/ports/tool-arguments.js";
-import { Recorded, ToolReturnError, UnboundToolError, checkBound, executeCall, tool } from "../../../src/runtime/index.js";
+import {
+  Recorded,
+  ToolReturnError,
+  UnboundToolError,
+  checkBound,
+  executeCall,
+  tool,
+} from "../../../src/runtime/index.js";
 import { FIRST_RESULT, LIBRARY, Passage, asPassage, contextOf, readDocument, search } from "./town.js";
 import { reopenTool } from "./reopen.js";
 
@@ -29,12 +36,20 @@ describe("executeCall with element numbers", () => {
     const output = await run(reading, { id: "c2", name: "read_document", arguments: { document: "waste-collection" } });
     expect(output.callId).toBe("c2");
     expect(output.error).toBeNull();
-    expect(output.elements.map((element) => element.id)).toEqual(["waste-collection", "waste-collection#0", "waste-collection#2"]);
+    expect(output.elements.map((element) => element.id)).toEqual([
+      "waste-collection",
+      "waste-collection#0",
+      "waste-collection#2",
+    ]);
   });
 
   it("refuses a number that names no element, and the tool does not run", async () => {
     const output = await run(reading, { id: "c2", name: "read_document", arguments: { document: "9" } });
-    expect(output).toMatchObject({ callId: "c2", error: "No document has the number 9. Use a number that a result showed.", elements: [] });
+    expect(output).toMatchObject({
+      callId: "c2",
+      error: "No document has the number 9. Use a number that a result showed.",
+      elements: [],
+    });
   });
 
   it("refuses a number written as an integer that names nothing", async () => {
@@ -44,7 +59,9 @@ describe("executeCall with element numbers", () => {
 
   it("refuses the number of an element of another type", async () => {
     const output = await run(reading, { id: "c2", name: "read_document", arguments: { document: "2" } });
-    expect(output.error).toBe("Number 2 is a passage, not a document. Use the number of a document that a result showed.");
+    expect(output.error).toBe(
+      "Number 2 is a passage, not a document. Use the number of a document that a result showed.",
+    );
   });
 
   it("refuses a real id that the thread never showed", async () => {
@@ -53,13 +70,22 @@ describe("executeCall with element numbers", () => {
   });
 
   it("checks each number of a list and each result handle", async () => {
-    const call: ToolCall = { id: "c2", name: "reopen", arguments: { elements: ["waste-collection#2", "7"], results: ["c1", "r4"] } };
+    const call: ToolCall = {
+      id: "c2",
+      name: "reopen",
+      arguments: { elements: ["waste-collection#2", "7"], results: ["c1", "r4"] },
+    };
     const output = await run(reopenTool, call);
     expect(output.error).toBe(
       'No element has the number 7. Use a number that a result showed. No result has the handle "r4". Use a handle that a result showed, such as r1.',
     );
     const fine = await run(reopenTool, { ...call, arguments: { elements: ["waste-collection#2"], results: ["c1"] } });
-    expect(fine).toMatchObject({ callId: "c2", error: null, reopenedElements: ["waste-collection#2"], reopenedResults: ["c1"] });
+    expect(fine).toMatchObject({
+      callId: "c2",
+      error: null,
+      reopenedElements: ["waste-collection#2"],
+      reopenedResults: ["c1"],
+    });
   });
 });
 
@@ -94,7 +120,13 @@ describe("executeCall with repeats", () => {
   });
 
   it("runs the call again when the tool's own setting says so, over the agent's", async () => {
-    const repeating = tool({ name: "search", description: "Search.", args: { query: z.string() }, repeats: true, run: async () => ToolOutput({ text: "ran" }) });
+    const repeating = tool({
+      name: "search",
+      description: "Search.",
+      args: { query: z.string() },
+      repeats: true,
+      run: async () => ToolOutput({ text: "ran" }),
+    });
     expect((await executeCall(repeating, again, contextOf(threadCalling(again), "c2", false))).text).toBe("ran");
   });
 
@@ -155,7 +187,10 @@ describe("executeCall with errors of the tool", () => {
 
   it.each([
     ["InvalidQueryError", new InvalidQueryError("The query needs a year, such as 2024.")],
-    ["ResourceUnavailableError", new ResourceUnavailableError("The archive is closed for maintenance; answer without it.")],
+    [
+      "ResourceUnavailableError",
+      new ResourceUnavailableError("The archive is closed for maintenance; answer without it."),
+    ],
   ])("gives the message of a %s as the error the model reads", async (_, error) => {
     expect(await run(failing(error), call)).toMatchObject({ callId: "c2", error: error.message });
   });
@@ -166,7 +201,11 @@ describe("executeCall with errors of the tool", () => {
   });
 
   it("refuses a tool that returns something other than a ToolOutput", async () => {
-    const wrong = tool({ name: "lookup", description: "Look up.", run: async () => ({ text: "plain" }) as unknown as ToolOutput });
+    const wrong = tool({
+      name: "lookup",
+      description: "Look up.",
+      run: async () => ({ text: "plain" }) as unknown as ToolOutput,
+    });
     await expect(run(wrong, call)).rejects.toThrow(ToolReturnError);
   });
 });
@@ -180,6 +219,8 @@ describe("unbound tools", () => {
   });
 
   it("are refused by executeCall before anything runs", async () => {
-    await expect(run(search, { id: "c2", name: "search", arguments: { query: "dog" } })).rejects.toThrow(UnboundToolError);
+    await expect(run(search, { id: "c2", name: "search", arguments: { query: "dog" } })).rejects.toThrow(
+      UnboundToolError,
+    );
   });
 });

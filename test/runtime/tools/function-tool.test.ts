@@ -8,7 +8,11 @@ import { LIBRARY, Library, Passage, readDocument, search } from "./town.js";
 describe("a FunctionTool", () => {
   it("runs as a plain function, without a model, with every value given", async () => {
     const output = await search({ query: "bulky waste", library: LIBRARY, seen: [] });
-    expect(output.elements.map((element) => element.id)).toEqual(["waste-collection", "waste-collection#2", "waste-collection#0"]);
+    expect(output.elements.map((element) => element.id)).toEqual([
+      "waste-collection",
+      "waste-collection#2",
+      "waste-collection#0",
+    ]);
   });
 
   it("gets a Recorded value as a plain array in a test", async () => {
@@ -50,7 +54,11 @@ describe("bind", () => {
     ["a Set", new Set(), "a Set"],
     ["a Date", new Date(0), "a Date"],
     ["a frozen Map", Object.freeze(new Map()), "a Map"],
-    ["a frozen object that holds an array", Object.freeze({ ids: [1] }), "a plain object that holds an array that is not frozen"],
+    [
+      "a frozen object that holds an array",
+      Object.freeze({ ids: [1] }),
+      "a plain object that holds an array that is not frozen",
+    ],
   ])("refuses %s, a value that can keep state between calls", (_, value, problem) => {
     const counted = tool({
       name: "counted",
@@ -59,7 +67,9 @@ describe("bind", () => {
       run: async () => ToolOutput({ text: "ok" }),
     });
     expect(() => counted.bind({ store: value })).toThrow(ValueError);
-    expect(() => counted.bind({ store: value })).toThrow(`bind refuses the value of "store" for tool "counted": it is ${problem}`);
+    expect(() => counted.bind({ store: value })).toThrow(
+      `bind refuses the value of "store" for tool "counted": it is ${problem}`,
+    );
     expect(() => counted.bind({ store: value })).toThrow("keep state from one call to the next");
   });
 
@@ -73,7 +83,16 @@ describe("bind", () => {
     class Mutable {
       items: string[] = [];
     }
-    for (const value of [Object.freeze({ ids: Object.freeze([1, 2]) }), Object.freeze(["a"]), new Mutable(), LIBRARY, () => 1, "text", 4, null]) {
+    for (const value of [
+      Object.freeze({ ids: Object.freeze([1, 2]) }),
+      Object.freeze(["a"]),
+      new Mutable(),
+      LIBRARY,
+      () => 1,
+      "text",
+      4,
+      null,
+    ]) {
       expect(counted.bind({ store: value }).unbound).toEqual([]);
     }
   });
@@ -95,7 +114,9 @@ describe("bind", () => {
 
 describe("tool", () => {
   it("refuses a name that a model cannot call", () => {
-    expect(() => tool({ name: "read document", description: "Reads.", run: async () => ToolOutput({}) })).toThrow(ValueError);
+    expect(() => tool({ name: "read document", description: "Reads.", run: async () => ToolOutput({}) })).toThrow(
+      ValueError,
+    );
   });
 
   it("refuses an argument and a bound value of the same name", () => {
@@ -111,7 +132,8 @@ describe("tool", () => {
   });
 
   it("refuses arguments that have no JSON schema, when the tool is made", () => {
-    const make = () => tool({ name: "dated", description: "Dated.", args: { when: z.date() }, run: async () => ToolOutput({}) });
+    const make = () =>
+      tool({ name: "dated", description: "Dated.", args: { when: z.date() }, run: async () => ToolOutput({}) });
     expect(make).toThrow(ValueError);
   });
 });
@@ -128,10 +150,14 @@ describe("withTexts", () => {
   it("keeps the element type of an ElementId argument", () => {
     const texted = readDocument.withTexts({ arguments: { document: "A document's number." } });
     expect(texted.def().elements).toEqual({ document: ["document"] });
-    expect(texted.def().parameters).toMatchObject({ properties: { document: { type: "string", description: "A document's number." } } });
+    expect(texted.def().parameters).toMatchObject({
+      properties: { document: { type: "string", description: "A document's number." } },
+    });
   });
 
   it("refuses texts for an argument the model does not write", () => {
-    expect(() => search.withTexts({ arguments: { library: "The library." } })).toThrow('Tool "search" has no argument "library"');
+    expect(() => search.withTexts({ arguments: { library: "The library." } })).toThrow(
+      'Tool "search" has no argument "library"',
+    );
   });
 });

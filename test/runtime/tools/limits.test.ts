@@ -36,14 +36,22 @@ describe("atMost, counting the calls of the tool itself", () => {
       ModelOutput({ toolCalls: [searchCall("c3", "dog")] }),
     ];
     const output = await executeCall(searching, searchCall("c3", "dog"), contextOf(events, "c3"));
-    expect(output).toMatchObject({ callId: "c3", error: "You searched twice. Answer with what you found.", elements: [] });
+    expect(output).toMatchObject({
+      callId: "c3",
+      error: "You searched twice. Answer with what you found.",
+      elements: [],
+    });
   });
 
   it("counts the earlier calls of the same model output, in call order", async () => {
     const calls = [searchCall("c1", "bulky"), searchCall("c2", "dog"), searchCall("c3", "guide")];
     const events = [Input({ payload: "Tell me everything." }), ModelOutput({ toolCalls: calls })];
     const outputs = await Promise.all(calls.map((call) => executeCall(searching, call, contextOf(events, call.id))));
-    expect(outputs.map((output) => output.error)).toEqual([null, null, "You searched twice. Answer with what you found."]);
+    expect(outputs.map((output) => output.error)).toEqual([
+      null,
+      null,
+      "You searched twice. Answer with what you found.",
+    ]);
   });
 
   it("counts the calls of this turn only", async () => {
@@ -75,7 +83,10 @@ describe("atMost, counting what another tool did", () => {
       ToolOutput({ callId: "c1", elements: FIRST_RESULT }),
       ModelOutput({ toolCalls: [noteCall] }),
     ];
-    expect(await executeCall(made, noteCall, contextOf(after, "c2"))).toMatchObject({ callId: "c2", error: "Take no notes after a search." });
+    expect(await executeCall(made, noteCall, contextOf(after, "c2"))).toMatchObject({
+      callId: "c2",
+      error: "Take no notes after a search.",
+    });
     expect(ran).toEqual(["waste"]);
   });
 
@@ -89,8 +100,14 @@ describe("atMost, counting what another tool did", () => {
       ModelOutput({ toolCalls: [searchCall("c2", "bulky")] }),
       ToolOutput({ callId: "c2", elements: FIRST_RESULT }),
     ];
-    expect((await executeCall(made, noteCall, contextOf([...twice, ModelOutput({ toolCalls: [noteCall] })], "c3"))).error).toBeNull();
-    const more = [...twice, ToolOutput({ callId: "c9", elements: [asPassage(LIBRARY.sections[2]!)] }), ModelOutput({ toolCalls: [noteCall] })];
+    expect(
+      (await executeCall(made, noteCall, contextOf([...twice, ModelOutput({ toolCalls: [noteCall] })], "c3"))).error,
+    ).toBeNull();
+    const more = [
+      ...twice,
+      ToolOutput({ callId: "c9", elements: [asPassage(LIBRARY.sections[2]!)] }),
+      ModelOutput({ toolCalls: [noteCall] }),
+    ];
     expect((await executeCall(made, noteCall, contextOf(more, "c3"))).error).toBe("You have read enough passages.");
     expect(ran).toEqual(["enough?"]);
   });

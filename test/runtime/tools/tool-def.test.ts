@@ -35,10 +35,16 @@ describe("toolDef", () => {
   it("names lists of element numbers and of result handles", () => {
     const def = reopenTool.def();
     expect(def.results).toEqual(["results"]);
-    expect(def.elements.elements).toEqual(expect.arrayContaining(["element", "source", "reference", "document", "passage"]));
+    expect(def.elements.elements).toEqual(
+      expect.arrayContaining(["element", "source", "reference", "document", "passage"]),
+    );
     expect(def.parameters).toMatchObject({
       properties: {
-        elements: { type: "array", items: { type: "string" }, description: "The numbers of the elements to show again." },
+        elements: {
+          type: "array",
+          items: { type: "string" },
+          description: "The numbers of the elements to show again.",
+        },
         results: { type: "array", items: { type: "string" } },
       },
       additionalProperties: false,
@@ -52,7 +58,12 @@ describe("toolDef", () => {
   });
 
   it("gives an ElementId a description when the tool gives none", () => {
-    const open = tool({ name: "open", description: "Open.", args: { item: ElementId(Element), result: ResultHandle() }, run: async () => Reopened({}) });
+    const open = tool({
+      name: "open",
+      description: "Open.",
+      args: { item: ElementId(Element), result: ResultHandle() },
+      run: async () => Reopened({}),
+    });
     expect(open.def().parameters).toMatchObject({
       properties: {
         item: { type: "string", description: "The number of an element." },

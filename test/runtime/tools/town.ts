@@ -32,8 +32,18 @@ export class Library {
 }
 
 export const LIBRARY = new Library([
-  { id: "waste-collection#0", document: "waste-collection", title: "Waste collection", text: "Residual waste is collected every Tuesday morning." },
-  { id: "waste-collection#2", document: "waste-collection", title: "Waste collection", text: "Bulky waste is picked up four times a year." },
+  {
+    id: "waste-collection#0",
+    document: "waste-collection",
+    title: "Waste collection",
+    text: "Residual waste is collected every Tuesday morning.",
+  },
+  {
+    id: "waste-collection#2",
+    document: "waste-collection",
+    title: "Waste collection",
+    text: "Bulky waste is picked up four times a year.",
+  },
   { id: "dog-tax#0", document: "dog-tax", title: "Dog tax", text: "Each dog costs 120 euros a year." },
   { id: "dog-tax#1", document: "dog-tax", title: "Dog tax", text: "A guide dog costs nothing." },
 ]);
@@ -73,4 +83,8 @@ export function contextOf(events: readonly Event[], callId: string, repeats?: bo
 }
 
 /** The elements of a search for "bulky waste": document 1, passages 2 and 3 (numbers in a fresh thread). */
-export const FIRST_RESULT = [asDocument(LIBRARY.sections[0]!), asPassage(LIBRARY.sections[1]!), asPassage(LIBRARY.sections[0]!)];
+export const FIRST_RESULT = [
+  asDocument(LIBRARY.sections[0]!),
+  asPassage(LIBRARY.sections[1]!),
+  asPassage(LIBRARY.sections[0]!),
+];

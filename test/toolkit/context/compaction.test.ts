@@ -5,8 +5,19 @@ import type { CallOptions, ChatRequest, Fragment } from "../../../src/ports/inde
 import { AgentCatalog, accepted, replay } from "../../../src/runtime/index.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import {
-  BRACKETS, COMPACT_INSTRUCTIONS, Compact, CompactingStep, ContextPolicy, MessageBuilder, ModelLimits, ReActAgent, ReActConfig,
-  Text, Tokens, turns, type ContextPolicyOptions,
+  BRACKETS,
+  COMPACT_INSTRUCTIONS,
+  Compact,
+  CompactingStep,
+  ContextPolicy,
+  MessageBuilder,
+  ModelLimits,
+  ReActAgent,
+  ReActConfig,
+  Text,
+  Tokens,
+  turns,
+  type ContextPolicyOptions,
 } from "../../../src/toolkit/index.js";
 import { LIBRARY } from "../../../examples/tutorials/01-first-agent/library.js";
 import { Document, Passage, readDocument, search } from "../../../examples/tutorials/02-citations/tools.js";
@@ -22,7 +33,12 @@ class StreamWatchingModel extends ScriptedModel {
   }
 }
 
-const QUESTIONS = ["How often is bulky waste picked up?", "How much is a parking permit?", "What is the dog tax?", "When is paper collected?"];
+const QUESTIONS = [
+  "How often is bulky waste picked up?",
+  "How much is a parking permit?",
+  "What is the dog tax?",
+  "When is paper collected?",
+];
 const SUMMARY_1 = "The user asked about bulky waste: four times a year for free [2].";
 const SUMMARY_2 = "Bulky waste: four times a year for free [2]. A parking permit: 120 euros a year [5].";
 
@@ -65,12 +81,17 @@ async function converse(model: ScriptedModel, policy = COMPACTING) {
   let trace = await opened.resume({ onFragment: (fragment) => fragments.push(fragment) });
   for (const question of QUESTIONS.slice(1)) {
     const input = Input({ payload: question, model: "scripted" });
-    trace = await (await agents.thread(opened.id, { input })).send(input, { onFragment: (fragment) => fragments.push(fragment) });
+    trace = await (
+      await agents.thread(opened.id, { input })
+    ).send(input, { onFragment: (fragment) => fragments.push(fragment) });
   }
   return { agent, trace };
 }
 
-const userTexts = (request: ChatRequest) => request.messages.flatMap((message) => (message.role === "user" && typeof message.content === "string" ? [message.content] : []));
+const userTexts = (request: ChatRequest) =>
+  request.messages.flatMap((message) =>
+    message.role === "user" && typeof message.content === "string" ? [message.content] : [],
+  );
 
 describe("compaction", () => {
   it("summarises the turns that where selects, and the next request shows the summary instead of them", async () => {
@@ -87,7 +108,11 @@ describe("compaction", () => {
     const afterFirst = model.requests[5]!;
     expect(afterFirst.messages[0]!.content).toContain(SUMMARY_1);
     expect(userTexts(afterFirst)).toEqual([QUESTIONS[1], QUESTIONS[2]]);
-    expect(afterFirst.messages.some((message) => message.role === "tool" && message.content.includes("Bulky waste, such as furniture"))).toBe(false);
+    expect(
+      afterFirst.messages.some(
+        (message) => message.role === "tool" && message.content.includes("Bulky waste, such as furniture"),
+      ),
+    ).toBe(false);
     const afterSecond = model.requests[8]!;
     expect(afterSecond.messages[0]!.content).toContain(SUMMARY_2);
     expect(afterSecond.messages[0]!.content).not.toContain(SUMMARY_1);
@@ -101,7 +126,9 @@ describe("compaction", () => {
     expect(summaryCall.tools).toEqual([]);
     const last = summaryCall.messages.at(-1)!;
     expect(last.role).toBe("user");
-    expect(last.content).toBe(`${COMPACT_INSTRUCTIONS}\nKeep the citation marker of each fact, such as [1], so that it still names its source.`);
+    expect(last.content).toBe(
+      `${COMPACT_INSTRUCTIONS}\nKeep the citation marker of each fact, such as [1], so that it still names its source.`,
+    );
     expect(userTexts(summaryCall).slice(0, 3)).toEqual(QUESTIONS.slice(0, 3));
     expect(model.streamed).not.toContain(4);
     expect(model.streamed).not.toContain(7);
@@ -130,14 +157,25 @@ describe("compaction", () => {
     const model = script();
     await converse(model);
     expect(model.requests.map((request) => request.tools.map((tool) => tool.name).includes("reopen"))).toEqual([
-      false, false, false, false, false, true, true, false, true, true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+      false,
+      true,
+      true,
     ]);
   });
 
   it("fails the turn with CompactionError when the model writes an empty summary", async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] }, "A [2].",
-      { toolCalls: [{ name: "search", arguments: { query: "parking permit" } }] }, "B [5].",
+      { toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] },
+      "A [2].",
+      { toolCalls: [{ name: "search", arguments: { query: "parking permit" } }] },
+      "B [5].",
       "   ",
     ]);
     await expect(converse(model)).rejects.toThrow(/empty summary/);
@@ -156,10 +194,14 @@ describe("compaction", () => {
   });
 
   it("wraps the model step only when the policy has a compact; the compact's where can be any selection", () => {
-    const withCompact = new MessageBuilder({ policy: new ContextPolicy({ compact: new Compact({ where: turns.slice(0, -1) }) }) });
+    const withCompact = new MessageBuilder({
+      policy: new ContextPolicy({ compact: new Compact({ where: turns.slice(0, -1) }) }),
+    });
     const step = agentOn(new ScriptedModel([]), {}).build(undefined, Text.parse("x"), "scripted").step("model");
     expect(step).not.toBeInstanceOf(CompactingStep);
-    const compacted = agentOn(new ScriptedModel([]), COMPACTING).build(undefined, Text.parse("x"), "scripted").step("model");
+    const compacted = agentOn(new ScriptedModel([]), COMPACTING)
+      .build(undefined, Text.parse("x"), "scripted")
+      .step("model");
     expect(compacted).toBeInstanceOf(CompactingStep);
     expect(withCompact.policy.compact?.where.toString()).toBe("turns.slice(0, -1)");
   });

@@ -65,7 +65,10 @@ describe("ContextPolicy checks", () => {
   it("checks a Share against Tokens in the window of the model the call goes to", () => {
     const policy = new ContextPolicy({ startAt: new Tokens(10_000), target: new Share(0.5) });
     expect(() => policy.thresholds(new ModelLimits({ window: new Tokens(100_000) }))).toThrow(ValueError);
-    expect(policy.thresholds(new ModelLimits({ window: new Tokens(10_000) }))).toEqual({ startAt: 10_000, target: 5_000 });
+    expect(policy.thresholds(new ModelLimits({ window: new Tokens(10_000) }))).toEqual({
+      startAt: 10_000,
+      target: 5_000,
+    });
   });
 
   it("refuses a negative or fractional maxImages", () => {
@@ -96,7 +99,9 @@ describe("ContextPolicy checks", () => {
 
 describe("shortenFor and capFor", () => {
   const readForms = new Forms({ full: sources(cap(new Tokens(500))), cap: null });
-  const policy = new ContextPolicy({ tools: { read_document: readForms, search: new Forms({ cap: new Tokens(100) }) } });
+  const policy = new ContextPolicy({
+    tools: { read_document: readForms, search: new Forms({ cap: new Tokens(100) }) },
+  });
 
   it("gives a tool's own function, else the policy's", () => {
     expect(policy.shortenFor("read_document", FULL)).toBe(readForms.full);
@@ -108,7 +113,7 @@ describe("shortenFor and capFor", () => {
     expect(policy.shortenFor("other", STUBBED)).toBe(dropText);
   });
 
-  it("gives a tool's own cap, null to never cut, and resultCap for \"policy\" or no Forms", () => {
+  it('gives a tool\'s own cap, null to never cut, and resultCap for "policy" or no Forms', () => {
     expect(policy.capFor("read_document")).toBeNull();
     expect(policy.capFor("search")).toEqual(new Tokens(100));
     expect(policy.capFor("other")).toEqual(new Tokens(8000));

@@ -1,14 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  Compaction, defineEventType, Failure, Input, ModelOutput, referenceType, Reopened, Request, Response, sourceType, TaskInput,
-  ToolOutput, Trace, ValueError, type Event, type EventType,
+  Compaction,
+  defineEventType,
+  Failure,
+  Input,
+  ModelOutput,
+  referenceType,
+  Reopened,
+  Request,
+  Response,
+  sourceType,
+  TaskInput,
+  ToolOutput,
+  Trace,
+  ValueError,
+  type Event,
+  type EventType,
 } from "../../../src/domain/index.js";
 import { ToolDef, UserMessage, type Message } from "../../../src/ports/index.js";
 import { BRACKETS } from "../../../src/runtime/index.js";
 import { Budget } from "../../../src/runtime/budget.js";
 import {
-  MessageBuilder, MissingTurnError, only, renderedBy, Text, UnrenderedEventError, type MessageBuilderOptions, type RenderEvent,
+  MessageBuilder,
+  MissingTurnError,
+  only,
+  renderedBy,
+  Text,
+  UnrenderedEventError,
+  type MessageBuilderOptions,
+  type RenderEvent,
 } from "../../../src/toolkit/index.js";
 import { ModelLimits, Tokens } from "../../../src/toolkit/context/limits.js";
 
@@ -27,10 +48,19 @@ const READ = ToolDef({
   parameters: { type: "object" },
   elements: { document: ["document"] },
 });
-const RECALL = ToolDef({ name: "recall", description: "Show a result again.", parameters: { type: "object" }, results: ["result"] });
+const RECALL = ToolDef({
+  name: "recall",
+  description: "Show a result again.",
+  parameters: { type: "object" },
+  results: ["result"],
+});
 
 const waste = Document({ id: "waste-collection", title: "Waste collection" });
-const bulky = Passage({ id: "waste-collection#2", ref: "waste-collection", text: "Bulky waste is picked up four times a year." });
+const bulky = Passage({
+  id: "waste-collection#2",
+  ref: "waste-collection",
+  text: "Bulky waste is picked up four times a year.",
+});
 const residual = Passage({ id: "waste-collection#0", ref: "waste-collection", text: "Residual waste: Tuesdays." });
 const parking = Document({ id: "parking", title: "Parking permits" });
 const permit = Passage({ id: "parking#0", ref: "parking", text: "A permit costs 120 euros a year." });
@@ -45,7 +75,8 @@ const turnParts = {
   limits: new ModelLimits({ window: new Tokens(32_000) }),
 };
 
-const builder = (options: MessageBuilderOptions = {}): MessageBuilder => new MessageBuilder({ ...turnParts, ...options });
+const builder = (options: MessageBuilderOptions = {}): MessageBuilder =>
+  new MessageBuilder({ ...turnParts, ...options });
 
 /** The first turn of tutorial 2: a search, its elements, and a cited answer. */
 function firstTurn(): Event[] {
@@ -53,17 +84,24 @@ function firstTurn(): Event[] {
     Input({ payload: "How often can I have bulky waste picked up?", model: "test-model" }),
     ModelOutput({ toolCalls: [{ id: "call-1", name: "search", arguments: { query: "bulky waste" } }] }),
     ToolOutput({ callId: "call-1", elements: [waste, bulky, residual] }),
-    ModelOutput({ content: "Four times a year.", markers: [{ at: 17, text: " [2]", cited: [{ written: 2, source: bulky.id }] }] }),
+    ModelOutput({
+      content: "Four times a year.",
+      markers: [{ at: 17, text: " [2]", cited: [{ written: 2, source: bulky.id }] }],
+    }),
   ];
 }
 
-const contents = (messages: readonly Message[]): unknown[] => messages.map((message) => [message.role, message.content]);
+const contents = (messages: readonly Message[]): unknown[] =>
+  messages.map((message) => [message.role, message.content]);
 
 describe("MessageBuilder", () => {
   it("writes the system prompt with the example citation of the strategy, and none without a prompt", () => {
     const trace = Trace.of(firstTurn());
     expect(builder().build(trace).request.messages[0]).toEqual({ role: "system", content: "Cite like [1]." });
-    expect(builder({ citations: null }).build(trace).request.messages[0]).toEqual({ role: "system", content: "Cite like null." });
+    expect(builder({ citations: null }).build(trace).request.messages[0]).toEqual({
+      role: "system",
+      content: "Cite like null.",
+    });
     expect(builder({ prompt: null }).build(trace).request.messages[0]?.role).toBe("user");
   });
 
@@ -71,7 +109,12 @@ describe("MessageBuilder", () => {
     const context = builder().build(Trace.of(firstTurn()));
     expect(context.request.messages.slice(1)).toEqual([
       { role: "user", content: "How often can I have bulky waste picked up?" },
-      { role: "assistant", content: "", toolCalls: [{ id: "call-1", name: "search", arguments: { query: "bulky waste" } }], reasoning: null },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call-1", name: "search", arguments: { query: "bulky waste" } }],
+        reasoning: null,
+      },
       {
         role: "tool",
         toolCallId: "call-1",
@@ -111,7 +154,12 @@ describe("MessageBuilder", () => {
   it("lays a result out as its text, its elements, its data as JSON and its error, each after a blank line", () => {
     const events = [
       Input({ payload: "Go.", model: "m" }),
-      ModelOutput({ toolCalls: [{ id: "a", name: "search", arguments: {} }, { id: "b", name: "search", arguments: {} }] }),
+      ModelOutput({
+        toolCalls: [
+          { id: "a", name: "search", arguments: {} },
+          { id: "b", name: "search", arguments: {} },
+        ],
+      }),
       ToolOutput({ callId: "a", text: "Found one.", elements: [permit], data: { total: 1 }, error: "Page 2 failed." }),
       ToolOutput({ callId: "b", error: "No new passages." }),
       ToolOutput({ text: "Not a call's result." }),
@@ -153,7 +201,9 @@ describe("MessageBuilder", () => {
   it("keeps an input out when renderInput returns null", () => {
     const renderInput = (input: Input) => (input.payload === "secret" ? null : UserMessage(String(input.payload)));
     const events = [Input({ payload: "secret", model: "m" }), Input({ payload: "visible", model: "m" })];
-    expect(contents(builder({ renderInput, prompt: null }).build(Trace.of(events)).request.messages)).toEqual([["user", "visible"]]);
+    expect(contents(builder({ renderInput, prompt: null }).build(Trace.of(events)).request.messages)).toEqual([
+      ["user", "visible"],
+    ]);
   });
 
   it("numbers elements across turns and streams once, and never renumbers them", () => {
@@ -173,13 +223,20 @@ describe("MessageBuilder", () => {
         `<passage id="2" cite="[2]" document="1">${bulky.text}</passage>`,
     );
     expect(context.request.messages.some((message) => message.content === "Find parking rules.")).toBe(false);
-    expect(builder().build(thread.stream("task-1")).request.messages.at(-1)?.content).toBe(`<document id="4" title="Parking permits"/>`);
+    expect(builder().build(thread.stream("task-1")).request.messages.at(-1)?.content).toBe(
+      `<document id="4" title="Parking permits"/>`,
+    );
   });
 
   it("selects events with only(), subtypes included, in trace order", () => {
     const events = [TaskInput({ payload: "Task.", callId: "x", model: "m" }), ...firstTurn()];
     const select = only(Input, ModelOutput);
-    expect(select(Trace.of(events)).map((event) => event.type)).toEqual(["task-input", "input", "model-output", "model-output"]);
+    expect(select(Trace.of(events)).map((event) => event.type)).toEqual([
+      "task-input",
+      "input",
+      "model-output",
+      "model-output",
+    ]);
     expect(contents(builder({ select, prompt: null }).build(Trace.of(events)).request.messages)).toEqual([
       ["user", "Task."],
       ["user", "How often can I have bulky waste picked up?"],
@@ -201,22 +258,44 @@ describe("MessageBuilder", () => {
     expect(contents(messages)).toEqual([
       ["user", "Parking?"],
       ["assistant", ""],
-      ["tool", `<document id="4" title="Parking permits">\n<passage id="5" cite="[5]">${permit.text}</passage>\n</document>`],
+      [
+        "tool",
+        `<document id="4" title="Parking permits">\n<passage id="5" cite="[5]">${permit.text}</passage>\n</document>`,
+      ],
     ]);
   });
 
   it("renders the agent's own event types by renderers, a subtype by its nearest registered ancestor", () => {
-    const renderNote: RenderEvent = (event: Event & { text: string }, show) => [UserMessage(`Note: ${event.text} ${show([bulky])}`)];
+    const renderNote: RenderEvent = (event: Event & { text: string }, show) => [
+      UserMessage(`Note: ${event.text} ${show([bulky])}`),
+    ];
     const renderPinned: RenderEvent = (event: Event & { text: string }) => [UserMessage(`Pinned: ${event.text}`)];
     const renderQuoted: RenderEvent = () => [UserMessage("never used")];
-    const events = [...firstTurn(), Note({ text: "a" }), Pinned({ text: "b", pin: true }), Quoted({ payload: "quoted", model: "m" })];
-    const onlyNote = builder({ prompt: null, renderers: [[Note, renderNote], [Quoted, renderQuoted]] });
+    const events = [
+      ...firstTurn(),
+      Note({ text: "a" }),
+      Pinned({ text: "b", pin: true }),
+      Quoted({ payload: "quoted", model: "m" }),
+    ];
+    const onlyNote = builder({
+      prompt: null,
+      renderers: [
+        [Note, renderNote],
+        [Quoted, renderQuoted],
+      ],
+    });
     expect(contents(onlyNote.build(Trace.of(events)).request.messages.slice(-3))).toEqual([
       ["user", `Note: a <passage id="2" cite="[2]" document="1">${bulky.text}</passage>`],
       ["user", `Note: b <passage id="2" cite="[2]" document="1">${bulky.text}</passage>`],
       ["user", "quoted"],
     ]);
-    const both = builder({ prompt: null, renderers: new Map<EventType<any, any>, RenderEvent>([[Note, renderNote], [Pinned, renderPinned]]) });
+    const both = builder({
+      prompt: null,
+      renderers: new Map<EventType<any, any>, RenderEvent>([
+        [Note, renderNote],
+        [Pinned, renderPinned],
+      ]),
+    });
     expect(both.build(Trace.of(events)).request.messages.at(-2)?.content).toBe("Pinned: b");
   });
 
@@ -245,7 +324,11 @@ describe("MessageBuilder", () => {
   it("offers the tools until the budget withdraws them", () => {
     const budget = new Budget({ passes: 1, toolRoundsAfterCap: 0 });
     const opening = Trace.of(firstTurn().slice(0, 1));
-    expect(builder({ budget }).build(opening).request.tools.map((tool) => tool.name)).toEqual(["search", "read_document", "recall"]);
+    expect(
+      builder({ budget })
+        .build(opening)
+        .request.tools.map((tool) => tool.name),
+    ).toEqual(["search", "read_document", "recall"]);
     expect(builder({ budget }).build(Trace.of(firstTurn().slice(0, 3))).request.tools).toEqual([]);
     expect(builder({ budget: null }).build(Trace.of(firstTurn().slice(0, 3))).request.tools).toHaveLength(3);
   });

@@ -2,15 +2,36 @@ import { describe, expect, it } from "vitest";
 import { ValueError } from "../../../src/domain/errors.js";
 import { Input, ModelOutput, Reopened, type Event } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
-import { ImagePart, TextPart, ToolDef, UserMessage, type Message, type ToolResult } from "../../../src/ports/messages.js";
+import {
+  ImagePart,
+  TextPart,
+  ToolDef,
+  UserMessage,
+  type Message,
+  type ToolResult,
+} from "../../../src/ports/messages.js";
 import { BRACKETS } from "../../../src/runtime/citations.js";
 import { Budget } from "../../../src/runtime/budget.js";
 import { renderedBy } from "../../../src/toolkit/inputs/render.js";
 import { Text } from "../../../src/toolkit/inputs/text.js";
 import type { RenderInput } from "../../../src/toolkit/inputs/render.js";
 import {
-  ALWAYS, COMPRESSED, CURRENT_TURN, Compress, ContextFullError, ContextPolicy, Forms, MessageBuilder, ModelLimits, Share,
-  ShortenError, STUBBED, Stub, Tokens, turns, type ContextPolicyOptions,
+  ALWAYS,
+  COMPRESSED,
+  CURRENT_TURN,
+  Compress,
+  ContextFullError,
+  ContextPolicy,
+  Forms,
+  MessageBuilder,
+  ModelLimits,
+  Share,
+  ShortenError,
+  STUBBED,
+  Stub,
+  Tokens,
+  turns,
+  type ContextPolicyOptions,
 } from "../../../src/toolkit/index.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
@@ -18,7 +39,11 @@ const SEARCH = ToolDef({ name: "search", description: "Search the documents.", p
 const LIMITS = new ModelLimits({ window: new Tokens(100_000) });
 const SMALL: ContextPolicyOptions = { startAt: new Tokens(200), target: new Tokens(100), minGain: null };
 
-function builder(policy: ContextPolicyOptions = SMALL, limits: ModelLimits | null = LIMITS, options: { renderInput?: RenderInput } = {}): MessageBuilder {
+function builder(
+  policy: ContextPolicyOptions = SMALL,
+  limits: ModelLimits | null = LIMITS,
+  options: { renderInput?: RenderInput } = {},
+): MessageBuilder {
   return new MessageBuilder({
     policy: new ContextPolicy(policy),
     renderInput: options.renderInput ?? renderedBy(Text),
@@ -33,9 +58,14 @@ function builder(policy: ContextPolicyOptions = SMALL, limits: ModelLimits | nul
 /** Three turns: r1 (document a, passage a#1 cited), r2 (document b), and the running turn's r3. */
 function threeTurns(): Conversation {
   return new Conversation()
-    .ask("one").search("a", documentOf("a", 3)).answer("A.", ["a#1"])
-    .ask("two").search("b", documentOf("b", 3)).answer("B.")
-    .ask("three").search("c", documentOf("c", 3));
+    .ask("one")
+    .search("a", documentOf("a", 3))
+    .answer("A.", ["a#1"])
+    .ask("two")
+    .search("b", documentOf("b", 3))
+    .answer("B.")
+    .ask("three")
+    .search("c", documentOf("c", 3));
 }
 
 function results(messages: readonly Message[]): string[] {
@@ -54,50 +84,82 @@ describe("the policy of a MessageBuilder with limits", () => {
   });
 
   it("stubs a result to its handle line and the elements that floors keep", () => {
-    const [r1, r2] = results(builder({ ...SMALL, shrink: [Stub(turns.slice(0, -1))] }).build(threeTurns().trace()).request.messages);
-    expect(r1).toBe('[r1: result left out to save space]\n<chunk id="3" cite="[3]" doc="1">a1w0 a1w1 a1w2 a1w3 a1w4 a1w5 a1w6 a1w7 a1w8 a1w9 a1w10 a1w11</chunk>');
+    const [r1, r2] = results(
+      builder({ ...SMALL, shrink: [Stub(turns.slice(0, -1))] }).build(threeTurns().trace()).request.messages,
+    );
+    expect(r1).toBe(
+      '[r1: result left out to save space]\n<chunk id="3" cite="[3]" doc="1">a1w0 a1w1 a1w2 a1w3 a1w4 a1w5 a1w6 a1w7 a1w8 a1w9 a1w10 a1w11</chunk>',
+    );
     expect(r2).toBe("[r2: result left out to save space]");
   });
 
   it("leaves the context as it is while it is not over startAt", () => {
-    const [r1] = results(builder({ ...SMALL, startAt: new Tokens(50_000), target: new Tokens(40_000) }).build(threeTurns().trace()).request.messages);
+    const [r1] = results(
+      builder({ ...SMALL, startAt: new Tokens(50_000), target: new Tokens(40_000) }).build(threeTurns().trace()).request
+        .messages,
+    );
     expect(r1!.startsWith("<doc")).toBe(true);
   });
 
   it("runs a shrink with its own when over that size, whatever startAt", () => {
-    const policy = { startAt: new Tokens(50_000), target: new Tokens(40_000), minGain: null, shrink: [Stub(turns.slice(0, -2), { when: new Tokens(100) })] };
+    const policy = {
+      startAt: new Tokens(50_000),
+      target: new Tokens(40_000),
+      minGain: null,
+      shrink: [Stub(turns.slice(0, -2), { when: new Tokens(100) })],
+    };
     expect(results(builder(policy).build(threeTurns().trace()).request.messages)[0]).toMatch(/^\[r1: result left out/);
   });
 
   it("does not make a pass that frees less than minGain", () => {
-    const [r1] = results(builder({ ...SMALL, minGain: new Tokens(5_000) }).build(threeTurns().trace()).request.messages);
+    const [r1] = results(
+      builder({ ...SMALL, minGain: new Tokens(5_000) }).build(threeTurns().trace()).request.messages,
+    );
     expect(r1!.startsWith("<doc")).toBe(true);
   });
 
   it("counts the real prompt tokens that the last call to the model recorded, and estimates only what was added", () => {
-    const conversation = new Conversation().ask("one").search("a", documentOf("a", 3)).answer("A.").ask("two").search("b", documentOf("b", 1)).ask("three");
+    const conversation = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 3))
+      .answer("A.")
+      .ask("two")
+      .search("b", documentOf("b", 1))
+      .ask("three");
     const policy = { startAt: new Tokens(5_000), target: new Tokens(4_000), minGain: null };
     const plain = builder(policy);
     expect(results(plain.build(conversation.trace()).request.messages)[0]!.startsWith("<doc")).toBe(true);
     // The service counted 6,000 tokens for the prompt of the call that answered "A.": far more than 3 characters a token.
     const answer = conversation.events.findIndex((event) => ModelOutput.is(event) && event.content === "A.");
     const measured = conversation.events.map((event, index) =>
-      index === answer ? { ...event, usage: { promptTokens: 6_000, completionTokens: 5 }, promptCharacters: 900 } : event);
+      index === answer
+        ? { ...event, usage: { promptTokens: 6_000, completionTokens: 5 }, promptCharacters: 900 }
+        : event,
+    );
     expect(results(plain.build(Trace.of(measured)).request.messages)[0]).toMatch(/^\[r1: text left out/);
   });
 
   it("cuts a result at the cap of its tool and says about how many tokens it left out; a tool's Forms can say never", () => {
-    const trace = new Conversation().ask("one").search("a", documentOf("a", 3, 200)).trace();
+    const trace = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 3, 200))
+      .trace();
     const [cut] = results(builder({ resultCap: new Tokens(50) }).build(trace).request.messages);
     expect(cut!.length).toBeLessThan(250);
     expect(cut).toMatch(/\[… about \d+ more tokens not shown\]$/);
-    const [whole] = results(builder({ resultCap: new Tokens(50), tools: { search: new Forms({ cap: null }) } }).build(trace).request.messages);
+    const [whole] = results(
+      builder({ resultCap: new Tokens(50), tools: { search: new Forms({ cap: null }) } }).build(trace).request.messages,
+    );
     expect(whole).toMatch(/<\/doc>$/);
   });
 
   it("uses a tool's own Forms for its results", () => {
-    const firstWordsOnly = new Forms({ compressed: (output) => ({ ...output, elements: output.elements.map((element) => ({ ...element, text: "…" })) }) });
-    const [r1] = results(builder({ ...SMALL, tools: { search: firstWordsOnly } }).build(threeTurns().trace()).request.messages);
+    const firstWordsOnly = new Forms({
+      compressed: (output) => ({ ...output, elements: output.elements.map((element) => ({ ...element, text: "…" })) }),
+    });
+    const [r1] = results(
+      builder({ ...SMALL, tools: { search: firstWordsOnly } }).build(threeTurns().trace()).request.messages,
+    );
     expect(r1).toContain('<chunk id="2" cite="[2]">…</chunk>');
   });
 
@@ -108,13 +170,21 @@ describe("the policy of a MessageBuilder with limits", () => {
 
   it("stubs even the running turn's results above Share(0.85) by default", () => {
     const tight = new ModelLimits({ window: new Tokens(1_000) });
-    const trace = new Conversation().ask("one").search("a", documentOf("a", 20, 40)).trace();
-    expect(results(builder({ outputReserve: new Tokens(500) }, tight).build(trace).request.messages)).toEqual(["[r1: result left out to save space]"]);
+    const trace = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 20, 40))
+      .trace();
+    expect(results(builder({ outputReserve: new Tokens(500) }, tight).build(trace).request.messages)).toEqual([
+      "[r1: result left out to save space]",
+    ]);
   });
 
   it("raises ContextFullError when the estimated prompt and the output reserve do not fit the window", () => {
     const tight = new ModelLimits({ window: new Tokens(1_000) });
-    const trace = new Conversation().ask("one").search("a", documentOf("a", 20, 40)).trace();
+    const trace = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 20, 40))
+      .trace();
     expect(() => builder({ outputReserve: new Tokens(500), shrink: [] }, tight).build(trace)).toThrow(ContextFullError);
     const assessed = builder({ outputReserve: new Tokens(500), shrink: [] }, tight).assess(trace);
     expect(assessed.fits).toBe(false);
@@ -124,16 +194,24 @@ describe("the policy of a MessageBuilder with limits", () => {
   it("refuses at build a target that is not below startAt in the model's window", () => {
     const policy = { startAt: new Tokens(10_000), target: new Share(0.5) };
     expect(() => builder(policy).build(threeTurns().trace())).toThrow(ValueError);
-    expect(() => builder(policy, new ModelLimits({ window: new Tokens(15_000) })).build(threeTurns().trace())).not.toThrow();
+    expect(() =>
+      builder(policy, new ModelLimits({ window: new Tokens(15_000) })).build(threeTurns().trace()),
+    ).not.toThrow();
   });
 
   it("explains each shrunk result: its form, the shrink, and the calls before the one at which it shrank", () => {
     const compress = Compress(turns.slice(0, -2));
     const shrunk = builder({ ...SMALL, shrink: [compress] }).explain(threeTurns().trace());
     // r1 shrank at the first call of the running turn, after the four calls of the first two turns.
-    expect(shrunk.map((record) => [record.result, record.form, record.by, record.at])).toEqual([["r1", COMPRESSED, compress, 4]]);
+    expect(shrunk.map((record) => [record.result, record.form, record.by, record.at])).toEqual([
+      ["r1", COMPRESSED, compress, 4],
+    ]);
     expect(builder(SMALL, null).explain(threeTurns().trace())).toEqual([]);
-    expect(builder({ ...SMALL, shrink: [Stub(turns.slice(0, -1))] }).explain(threeTurns().trace()).map((record) => [record.result, record.form])).toEqual([
+    expect(
+      builder({ ...SMALL, shrink: [Stub(turns.slice(0, -1))] })
+        .explain(threeTurns().trace())
+        .map((record) => [record.result, record.form]),
+    ).toEqual([
       ["r1", STUBBED],
       ["r2", STUBBED],
     ]);
@@ -144,12 +222,15 @@ describe("forms within a turn", () => {
   /** A turn whose second call cites a passage of r1 that r1's compression had left without text. */
   function citingMidTurn(): Event[] {
     const conversation = threeTurns();
-    conversation.events.push(ModelOutput({
-      content: "Passage [2] may help.",
-      markers: [{ at: 15, text: "", cited: [{ written: 2, source: "a#0" }] }],
-      toolCalls: [{ id: "c9", name: "search", arguments: { query: "d" } }],
-    }));
-    return conversation.round({ name: "search", arguments: { query: "e" }, result: { elements: documentOf("e", 1) } }).events;
+    conversation.events.push(
+      ModelOutput({
+        content: "Passage [2] may help.",
+        markers: [{ at: 15, text: "", cited: [{ written: 2, source: "a#0" }] }],
+        toolCalls: [{ id: "c9", name: "search", arguments: { query: "d" } }],
+      }),
+    );
+    return conversation.round({ name: "search", arguments: { query: "e" }, result: { elements: documentOf("e", 1) } })
+      .events;
   }
 
   it("keeps a shrunk result as the model was sent it: a citation later in the turn does not lift an element", () => {
@@ -161,16 +242,30 @@ describe("forms within a turn", () => {
     expect(at(events.length)).toBe(at(firstCall));
     // The next turn works the forms out again from its first call: the citation now lifts the passage.
     const next = [...events, ModelOutput({ content: "Done." }), Input({ payload: "four", model: "test-model" })];
-    expect(results(builder(policy).build(Trace.of(next)).request.messages)[0]).toContain('<chunk id="2" cite="[2]">a0w0');
+    expect(results(builder(policy).build(Trace.of(next)).request.messages)[0]).toContain(
+      '<chunk id="2" cite="[2]">a0w0',
+    );
   });
 });
 
 describe("reopen", () => {
   it("is offered after the turn's tools from the first call that shortens a result, and not before", () => {
     const trace = threeTurns().trace();
-    expect(builder().build(trace).request.tools.map((tool) => tool.name)).toEqual(["search", "reopen"]);
-    expect(builder({ ...SMALL, startAt: new Tokens(50_000), target: new Tokens(40_000) }).build(trace).request.tools.map((tool) => tool.name)).toEqual(["search"]);
-    expect(builder({ ...SMALL, reopen: null }).build(trace).request.tools.map((tool) => tool.name)).toEqual(["search"]);
+    expect(
+      builder()
+        .build(trace)
+        .request.tools.map((tool) => tool.name),
+    ).toEqual(["search", "reopen"]);
+    expect(
+      builder({ ...SMALL, startAt: new Tokens(50_000), target: new Tokens(40_000) })
+        .build(trace)
+        .request.tools.map((tool) => tool.name),
+    ).toEqual(["search"]);
+    expect(
+      builder({ ...SMALL, reopen: null })
+        .build(trace)
+        .request.tools.map((tool) => tool.name),
+    ).toEqual(["search"]);
   });
 
   it("is withdrawn with the turn's tools when the budget withdraws them", () => {
@@ -216,7 +311,13 @@ describe("reopen", () => {
 
 describe("without limits", () => {
   it("shows each result full and as recorded, cuts nothing and offers no reopen", () => {
-    const trace = new Conversation().ask("one").search("a", documentOf("a", 3, 4000)).answer("A.").ask("two").ask("three").trace();
+    const trace = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 3, 4000))
+      .answer("A.")
+      .ask("two")
+      .ask("three")
+      .trace();
     const request = builder({ resultCap: new Tokens(10) }, null).build(trace).request;
     expect(results(request.messages)[0]).toMatch(/^<doc id="1"[\s\S]*<\/doc>$/);
     expect(request.tools.map((tool) => tool.name)).toEqual(["search"]);
@@ -231,7 +332,9 @@ describe("reasoning", () => {
     ModelOutput({ toolCalls: [{ id: "c1", name: "search", arguments: {} }], reasoning: "Current thought." }),
   ];
   const reasoningOf = (policy: ContextPolicyOptions) =>
-    builder(policy).build(Trace.of(events)).request.messages.flatMap((message) => (message.role === "assistant" ? [message.reasoning] : []));
+    builder(policy)
+      .build(Trace.of(events))
+      .request.messages.flatMap((message) => (message.role === "assistant" ? [message.reasoning] : []));
 
   it("sends none back by default, the running turn's with CURRENT_TURN, and all with ALWAYS", () => {
     expect(reasoningOf({})).toEqual([null, null]);
@@ -242,19 +345,28 @@ describe("reasoning", () => {
 
 describe("maxImages", () => {
   const picture = (name: string) => ImagePart(new Uint8Array([1, 2, 3]), { name });
-  const renderInput = (input: Input) => UserMessage([TextPart(String(input.payload)), picture(`${String(input.payload)}.png`)]);
+  const renderInput = (input: Input) =>
+    UserMessage([TextPart(String(input.payload)), picture(`${String(input.payload)}.png`)]);
   const events = ["one", "two", "three"].map((payload) => Input({ payload, model: "test-model" }));
 
   it("sends the newest images, and each older one becomes a note that it was left out", () => {
     const request = builder({ maxImages: 1 }, LIMITS, { renderInput }).build(Trace.of(events)).request;
-    const parts = request.messages.flatMap((message) => (message.role === "user" && Array.isArray(message.content) ? [message.content] : []));
-    expect(parts.map((content) => content.map((part) => (part.kind === "image" ? `image ${part.name}` : part.text)))).toEqual([
+    const parts = request.messages.flatMap((message) =>
+      message.role === "user" && Array.isArray(message.content) ? [message.content] : [],
+    );
+    expect(
+      parts.map((content) => content.map((part) => (part.kind === "image" ? `image ${part.name}` : part.text))),
+    ).toEqual([
       ["one", '[the image "one.png" left out to save space]'],
       ["two", '[the image "two.png" left out to save space]'],
       ["three", "image three.png"],
     ]);
     const all = builder({}, LIMITS, { renderInput }).build(Trace.of(events)).request;
-    expect(all.messages.filter((message) => message.role === "user" && Array.isArray(message.content) && message.content[1]!.kind === "image")).toHaveLength(3);
+    expect(
+      all.messages.filter(
+        (message) => message.role === "user" && Array.isArray(message.content) && message.content[1]!.kind === "image",
+      ),
+    ).toHaveLength(3);
   });
 });
 

@@ -11,8 +11,27 @@ import { InMemoryTraceStore } from "../../../src/adapters/index.js";
 import { Compaction, Input, Reopened } from "../../../src/domain/events.js";
 import { AgentCatalog, accepted, replay } from "../../../src/runtime/index.js";
 import {
-  BRACKETS as CITE, COMPACT_INSTRUCTIONS, Compact, ContextFullError, ContextPolicy, MessageBuilder, ModelLimits, ReActAgent, ReActConfig,
-  ShortenError, Text, Tokens, asRecorded, cap, dropText, firstWords, jsonCap, renderedBy, sources, turns, type ContextPolicyOptions,
+  BRACKETS as CITE,
+  COMPACT_INSTRUCTIONS,
+  Compact,
+  ContextFullError,
+  ContextPolicy,
+  MessageBuilder,
+  ModelLimits,
+  ReActAgent,
+  ReActConfig,
+  ShortenError,
+  Text,
+  Tokens,
+  asRecorded,
+  cap,
+  dropText,
+  firstWords,
+  jsonCap,
+  renderedBy,
+  sources,
+  turns,
+  type ContextPolicyOptions,
   type Shorten,
 } from "../../../src/toolkit/index.js";
 import { LIBRARY } from "../../../examples/tutorials/01-first-agent/library.js";
@@ -39,7 +58,10 @@ function builder(policy: ContextPolicyOptions, limits: ModelLimits = LIMITS): Me
 function callsOfRunningTurn(trace: Trace): Trace[] {
   const events = trace.events;
   const from = events.findLastIndex((event) => event.type === "input");
-  return [...events.flatMap((event, index) => (index > from && ModelOutput.is(event) ? [trace.before(index)] : [])), trace];
+  return [
+    ...events.flatMap((event, index) => (index > from && ModelOutput.is(event) ? [trace.before(index)] : [])),
+    trace,
+  ];
 }
 
 describe("forms within a turn", () => {
@@ -50,7 +72,13 @@ describe("forms within a turn", () => {
         const calls = callsOfRunningTurn(conversationOf(plan).trace());
         const seen = calls.map((view) => ({
           forms: new Map(made.explain(view).map((record) => [record.result, record.form as number])),
-          contents: new Map(made.build(view).request.messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message.content]] : []))),
+          contents: new Map(
+            made
+              .build(view)
+              .request.messages.flatMap((message) =>
+                message.role === "tool" ? [[message.toolCallId, message.content]] : [],
+              ),
+          ),
         }));
         for (let index = 1; index < seen.length; index += 1) {
           const [before, after] = [seen[index - 1]!, seen[index]!];
@@ -89,10 +117,17 @@ describe("Shorten", () => {
 
   it("is refused when it drops or reorders an element", () => {
     fc.assert(
-      fc.property(toolOutputs.filter((output) => output.elements.length > 1), fc.boolean(), (output, drops) => {
-        const broken: Shorten = (result) => ({ ...result, elements: drops ? result.elements.slice(1) : [...result.elements].reverse() });
-        expect(() => shortened(broken, output, LIMITS, "search")).toThrow(ShortenError);
-      }),
+      fc.property(
+        toolOutputs.filter((output) => output.elements.length > 1),
+        fc.boolean(),
+        (output, drops) => {
+          const broken: Shorten = (result) => ({
+            ...result,
+            elements: drops ? result.elements.slice(1) : [...result.elements].reverse(),
+          });
+          expect(() => shortened(broken, output, LIMITS, "search")).toThrow(ShortenError);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -101,24 +136,29 @@ describe("Shorten", () => {
 describe("a context that does not fit", () => {
   it("raises ContextFullError before any model call exactly when the prompt plus outputReserve is over the window", async () => {
     await fc.assert(
-      fc.asyncProperty(conversationPlans, fc.integer({ min: 300, max: 6_000 }), fc.integer({ min: 0, max: 2_000 }), async (plan, window, reserve) => {
-        const limits = new ModelLimits({ window: new Tokens(window) });
-        const made = builder({ outputReserve: new Tokens(reserve), shrink: [] }, limits);
-        const trace = conversationOf(plan).trace();
-        const { request } = made.assess(trace).context;
-        const over = Math.ceil(request.characters / limits.charactersPerToken) + reserve > window;
-        const model = new ScriptedModel(["Done."]);
-        const step = new LlmStep({ builder: made, model });
-        const context = { threadId: "t", agent: null, stream: "main", node: "model", trace };
-        const run = step.run(context, String(trace.length));
-        if (over) {
-          await expect(run).rejects.toThrow(ContextFullError);
-          expect(model.requests).toHaveLength(0);
-        } else {
-          await expect(run).resolves.toHaveLength(1);
-          expect(model.requests).toHaveLength(1);
-        }
-      }),
+      fc.asyncProperty(
+        conversationPlans,
+        fc.integer({ min: 300, max: 6_000 }),
+        fc.integer({ min: 0, max: 2_000 }),
+        async (plan, window, reserve) => {
+          const limits = new ModelLimits({ window: new Tokens(window) });
+          const made = builder({ outputReserve: new Tokens(reserve), shrink: [] }, limits);
+          const trace = conversationOf(plan).trace();
+          const { request } = made.assess(trace).context;
+          const over = Math.ceil(request.characters / limits.charactersPerToken) + reserve > window;
+          const model = new ScriptedModel(["Done."]);
+          const step = new LlmStep({ builder: made, model });
+          const context = { threadId: "t", agent: null, stream: "main", node: "model", trace };
+          const run = step.run(context, String(trace.length));
+          if (over) {
+            await expect(run).rejects.toThrow(ContextFullError);
+            expect(model.requests).toHaveLength(0);
+          } else {
+            await expect(run).resolves.toHaveLength(1);
+            expect(model.requests).toHaveLength(1);
+          }
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -143,15 +183,23 @@ describe("results that a generated conversation records", () => {
 type Action = { search: string } | { reopen: number } | { read: number };
 
 const actions: fc.Arbitrary<Action> = fc.oneof(
-  fc.record({ search: fc.constantFrom("bulky waste", "parking permit", "dog tax", "paper", "residual waste", "permit website") }),
+  fc.record({
+    search: fc.constantFrom("bulky waste", "parking permit", "dog tax", "paper", "residual waste", "permit website"),
+  }),
   fc.record({ reopen: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ read: fc.integer({ min: 1, max: 14 }) }),
 );
 
-const scripts = fc.array(fc.record({ actions: fc.array(actions, { maxLength: 3 }), cites: fc.array(fc.integer({ min: 1, max: 14 }), { maxLength: 2 }) }), {
-  minLength: 1,
-  maxLength: 4,
-});
+const scripts = fc.array(
+  fc.record({
+    actions: fc.array(actions, { maxLength: 3 }),
+    cites: fc.array(fc.integer({ min: 1, max: 14 }), { maxLength: 2 }),
+  }),
+  {
+    minLength: 1,
+    maxLength: 4,
+  },
+);
 
 describe("replay", () => {
   it("rebuilds every request of a conversation to the hash that its output recorded, with shrinks, reopen and compaction", async () => {
@@ -172,7 +220,12 @@ describe("replay", () => {
         ]);
         const model = new FunctionModel((request) => {
           const last = request.messages.at(-1);
-          if (request.tools.length === 0 && last?.role === "user" && String(last.content).startsWith(COMPACT_INSTRUCTIONS)) return "Summary of the earlier turns [2].";
+          if (
+            request.tools.length === 0 &&
+            last?.role === "user" &&
+            String(last.content).startsWith(COMPACT_INSTRUCTIONS)
+          )
+            return "Summary of the earlier turns [2].";
           const output = outputs.shift() ?? "Done.";
           return typeof output === "string"
             ? { content: output, usage: { promptTokens: Math.ceil(request.characters / 4), completionTokens: 3 } }
@@ -194,9 +247,13 @@ describe("replay", () => {
           const input = Input({ payload: `Question ${turn}`, model: "function" });
           trace = await (await agents.thread(opened.id, { input })).send(input);
         }
-        const calls = await replay(trace.events, (input) => agent.build(undefined, accepted(Text, input)[1], input.model));
+        const calls = await replay(trace.events, (input) =>
+          agent.build(undefined, accepted(Text, input)[1], input.model),
+        );
         expect(calls).toHaveLength(trace.byType(ModelOutput).length);
-        expect(calls.map((call) => call.request?.hash)).toEqual(trace.byType(ModelOutput).map((output) => output.requestHash));
+        expect(calls.map((call) => call.request?.hash)).toEqual(
+          trace.byType(ModelOutput).map((output) => output.requestHash),
+        );
         expect(calls.every((call) => call.matches)).toBe(true);
         seen.compactions += trace.byType(Compaction).length;
         seen.reopened += trace.byType(Reopened).length;

@@ -46,13 +46,25 @@ describe("Reopen", () => {
   it("runs through the tool step's checks: unknown ids and fields are refused before it runs", async () => {
     const trace = new Conversation().ask("q").search("a", documentOf("a", 2)).trace();
     const context = { trace, turn: trace.events, callId: "x" };
-    const good = await executeCall(reopen, { id: "x", name: "reopen", arguments: { elements: ["a#1"], results: ["c1"] } }, context);
+    const good = await executeCall(
+      reopen,
+      { id: "x", name: "reopen", arguments: { elements: ["a#1"], results: ["c1"] } },
+      context,
+    );
     expect(good).toMatchObject({ reopenedElements: ["a#1"], reopenedResults: ["c1"], callId: "x" });
     const unknown = await executeCall(reopen, { id: "x", name: "reopen", arguments: { elements: ["nope"] } }, context);
     expect(unknown.error).toMatch(/not the number of an element/);
-    const extra = await executeCall(reopen, { id: "x", name: "reopen", arguments: { elements: ["a#1"], more: 1 } }, context);
+    const extra = await executeCall(
+      reopen,
+      { id: "x", name: "reopen", arguments: { elements: ["a#1"], more: 1 } },
+      context,
+    );
     expect(extra.error).toMatch(/do not fit its schema/);
-    const empty = await executeCall(reopen, { id: "x", name: "reopen", arguments: {} }, { ...context, trace: Trace.of([]) });
+    const empty = await executeCall(
+      reopen,
+      { id: "x", name: "reopen", arguments: {} },
+      { ...context, trace: Trace.of([]) },
+    );
     expect(empty.error).toMatch(/name nothing/);
   });
 

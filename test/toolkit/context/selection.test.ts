@@ -7,9 +7,15 @@ import { Conversation, documentOf } from "../../fixtures/context-conversation.js
 /** Three turns: r1 in turn 1; r2 and r3 (one round each) in turn 2; r4 and r5 (one round, two calls) in turn 3. */
 function threeTurns(): Conversation {
   return new Conversation()
-    .ask("one").search("a", documentOf("a", 1)).answer("A.")
-    .ask("two").search("b", documentOf("b", 1)).search("c", documentOf("c", 1)).answer("B.")
-    .ask("three").round(
+    .ask("one")
+    .search("a", documentOf("a", 1))
+    .answer("A.")
+    .ask("two")
+    .search("b", documentOf("b", 1))
+    .search("c", documentOf("c", 1))
+    .answer("B.")
+    .ask("three")
+    .round(
       { name: "search", arguments: { query: "d" }, result: { elements: documentOf("d", 1) } },
       { name: "search", arguments: { query: "e" }, result: { elements: documentOf("e", 1) } },
     );
@@ -66,7 +72,9 @@ describe("Compact.keptFrom", () => {
 
   it("always keeps the running turn", () => {
     const events = threeTurns().events;
-    expect(new Compact({ where: turns.slice() }).keptFrom(events)).toBe(events.findLastIndex((event) => event.type === "input"));
+    expect(new Compact({ where: turns.slice() }).keptFrom(events)).toBe(
+      events.findLastIndex((event) => event.type === "input"),
+    );
   });
 
   it("replaces nothing when where does not select the oldest turn, or there is no turn", () => {
@@ -78,10 +86,12 @@ describe("Compact.keptFrom", () => {
 
   it("moves back to before a call whose results it would split", () => {
     const events = new Conversation()
-      .ask("one").round(
+      .ask("one")
+      .round(
         { name: "search", arguments: { query: "a" }, result: { elements: documentOf("a", 1) } },
         { name: "search", arguments: { query: "b" }, result: { elements: documentOf("b", 1) } },
-      ).answer("A.")
+      )
+      .answer("A.")
       .ask("two").events;
     // results.at(0) replaces r1 only, which would split r2 from the call it shares with r1.
     const kept = new Compact({ where: results.at(0) }).keptFrom(events);

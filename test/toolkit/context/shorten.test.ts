@@ -68,7 +68,10 @@ describe("firstWords", () => {
 
 describe("jsonCap", () => {
   it("moves data that is too long into the text as cut JSON", () => {
-    const big = ToolOutput({ text: "Rows:", data: { rows: Array.from({ length: 50 }, (_, index) => ({ index, name: `row ${index}` })) } });
+    const big = ToolOutput({
+      text: "Rows:",
+      data: { rows: Array.from({ length: 50 }, (_, index) => ({ index, name: `row ${index}` })) },
+    });
     const made = jsonCap(new Tokens(10))(big, limits);
     expect(made.data).toBeNull();
     expect(made.text!.startsWith('Rows:\n{"rows":[{"index":0,"name":"row 0"}')).toBe(true);
@@ -91,11 +94,14 @@ describe("shortened: the rule of every Shorten", () => {
     const removes = (result: ToolOutput) => ({ ...result, elements: result.elements.slice(1) });
     const reorders = (result: ToolOutput) => ({ ...result, elements: [...result.elements].reverse() });
     const adds = (result: ToolOutput) => ({ ...result, elements: [...result.elements, doc] });
-    for (const shorten of [removes, reorders, adds]) expect(() => shortened(shorten, output, limits, "search")).toThrow(ShortenError);
+    for (const shorten of [removes, reorders, adds])
+      expect(() => shortened(shorten, output, limits, "search")).toThrow(ShortenError);
   });
 
   it("refuses a function that changes the error", () => {
     const failed = ToolOutput({ callId: "c2", error: "No such document." });
-    expect(() => shortened((result) => ({ ...result, error: null }), failed, limits, "read_document")).toThrow(/changed its error/);
+    expect(() => shortened((result) => ({ ...result, error: null }), failed, limits, "read_document")).toThrow(
+      /changed its error/,
+    );
   });
 });

@@ -9,9 +9,14 @@ import { Shrunk } from "../../../src/toolkit/context/shrunk.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
 const conversation = new Conversation()
-  .ask("one").search("a", documentOf("a", 2)).answer("A.", ["a#1"])
-  .ask("two").search("b", documentOf("b", 1)).answer("B.")
-  .ask("three").search("c", documentOf("c", 1));
+  .ask("one")
+  .search("a", documentOf("a", 2))
+  .answer("A.", ["a#1"])
+  .ask("two")
+  .search("b", documentOf("b", 1))
+  .answer("B.")
+  .ask("three")
+  .search("c", documentOf("c", 1));
 const view = conversation.trace();
 
 describe("Form", () => {
@@ -23,13 +28,24 @@ describe("Form", () => {
 
 describe("Compress and Stub", () => {
   it("Compress offers each full result that where selects, oldest first", () => {
-    expect(Compress(turns.slice(0, -1))(view, new Map())).toEqual([["r1", COMPRESSED], ["r2", COMPRESSED]]);
+    expect(Compress(turns.slice(0, -1))(view, new Map())).toEqual([
+      ["r1", COMPRESSED],
+      ["r2", COMPRESSED],
+    ]);
     expect(Compress(turns.slice(0, -1))(view, new Map([["r1", COMPRESSED]]))).toEqual([["r2", COMPRESSED]]);
     expect(Compress(turns.slice(0, -1))(view, new Map([["r1", STUBBED]]))).toEqual([["r2", COMPRESSED]]);
   });
 
   it("Stub offers each selected result that is not stubbed", () => {
-    expect(Stub(rounds.slice(0, -1))(view, new Map([["r1", COMPRESSED], ["r2", STUBBED]]))).toEqual([["r1", STUBBED]]);
+    expect(
+      Stub(rounds.slice(0, -1))(
+        view,
+        new Map([
+          ["r1", COMPRESSED],
+          ["r2", STUBBED],
+        ]),
+      ),
+    ).toEqual([["r1", STUBBED]]);
   });
 
   it("carries its when, or null to follow the policy", () => {

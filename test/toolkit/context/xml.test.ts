@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Numbering, referenceType, sourceType, ToolOutput, ValueError, type Element } from "../../../src/domain/index.js";
+import {
+  Numbering,
+  referenceType,
+  sourceType,
+  ToolOutput,
+  ValueError,
+  type Element,
+} from "../../../src/domain/index.js";
 import { BRACKETS, FULLWIDTH } from "../../../src/runtime/index.js";
 import { xml } from "../../../src/toolkit/index.js";
 
@@ -11,7 +18,8 @@ const Chunk = sourceType("chunk", { page: z.number().optional() }, Passage);
 const Section = referenceType("section", { title: z.string(), heading: z.string() }, Document);
 const Note = referenceType("xml-note", { id2: z.string().optional() });
 
-const BULKY = "Bulky waste, such as furniture, is picked up after an appointment. Each household can have it picked up for free four times a year. Each extra pickup costs 25 euros.";
+const BULKY =
+  "Bulky waste, such as furniture, is picked up after an appointment. Each household can have it picked up for free four times a year. Each extra pickup costs 25 euros.";
 const RESIDUAL = "Residual waste is collected every Tuesday morning. Put the container on the street before 7:30.";
 
 const document = Document({ id: "waste-collection", title: "Waste collection" });
@@ -45,7 +53,9 @@ describe("xml", () => {
   it("writes the cite attribute with the model's strategy, and none when the model does not cite", () => {
     expect(shown([bulky], xml(), FULLWIDTH)).toBe(`<passage id="1" cite="【1】">${BULKY}</passage>`);
     const layout = xml();
-    expect(layout([bulky], new Numbering([ToolOutput({ elements: [bulky] })]), null, null)).toBe(`<passage id="1">${BULKY}</passage>`);
+    expect(layout([bulky], new Numbering([ToolOutput({ elements: [bulky] })]), null, null)).toBe(
+      `<passage id="1">${BULKY}</passage>`,
+    );
     expect(shown([bulky], xml({ cite: null }))).toBe(`<passage id="1">${BULKY}</passage>`);
     expect(shown([bulky], xml({ cite: "marker" }))).toBe(`<passage id="1" marker="[1]">${BULKY}</passage>`);
   });
@@ -111,31 +121,54 @@ describe("xml", () => {
   it("shows a part inside a Source after the Source's text", () => {
     const whole = Passage({ id: "w", text: "whole" });
     const part = Passage({ id: "p", ref: "w", text: "part" });
-    expect(shown([whole, part])).toBe(`<passage id="1" cite="[1]">whole\n<passage id="2" cite="[2]">part</passage>\n</passage>`);
+    expect(shown([whole, part])).toBe(
+      `<passage id="1" cite="[1]">whole\n<passage id="2" cite="[2]">part</passage>\n</passage>`,
+    );
   });
 
   it("shows every added field and every property as an attribute", () => {
-    const chunk = Chunk({ id: "c", text: "t", page: 4, properties: { modified: "2024-05-01", score: 0.5, "page size": "A4" } });
-    expect(shown([chunk])).toBe(`<chunk id="1" cite="[1]" page="4" modified="2024-05-01" score="0.5" page_size="A4">t</chunk>`);
+    const chunk = Chunk({
+      id: "c",
+      text: "t",
+      page: 4,
+      properties: { modified: "2024-05-01", score: 0.5, "page size": "A4" },
+    });
+    expect(shown([chunk])).toBe(
+      `<chunk id="1" cite="[1]" page="4" modified="2024-05-01" score="0.5" page_size="A4">t</chunk>`,
+    );
   });
 
   it("shows only the listed paths of a type that `fields` names, and of its subtypes", () => {
     const layout = xml({ fields: new Map([[Passage, { "properties.modified": "date" }]]) });
     const chunk = Chunk({ id: "c", text: "t", page: 4, properties: { modified: "2024-05-01", score: 1 } });
     const passage = Passage({ id: "p", text: "u" });
-    expect(shown([chunk, passage], layout)).toBe(`<chunk id="1" cite="[1]" date="2024-05-01">t</chunk>\n<passage id="2" cite="[2]">u</passage>`);
+    expect(shown([chunk, passage], layout)).toBe(
+      `<chunk id="1" cite="[1]" date="2024-05-01">t</chunk>\n<passage id="2" cite="[2]">u</passage>`,
+    );
     expect(shown([document], layout)).toBe(`<document id="1" title="Waste collection"/>`);
   });
 
   it("uses the tag of the nearest type that `tags` names", () => {
-    const layout = xml({ tags: new Map([[Passage, "p"], [Chunk, "c"]]) });
+    const layout = xml({
+      tags: new Map([
+        [Passage, "p"],
+        [Chunk, "c"],
+      ]),
+    });
     const chunk = Chunk({ id: "c", text: "t" });
     expect(shown([bulky, chunk], layout)).toBe(`<p id="1" cite="[1]">${BULKY}</p>\n<c id="2" cite="[2]">t</c>`);
   });
 
   it("takes settings as [type, value] pairs as well as a Map, and refuses other shapes", () => {
-    const layout = xml({ tags: [[Document, "doc"], [Passage, "p"]] });
-    expect(shown([document, bulky], layout)).toBe(`<doc id="1" title="Waste collection">\n<p id="2" cite="[2]">${BULKY}</p>\n</doc>`);
+    const layout = xml({
+      tags: [
+        [Document, "doc"],
+        [Passage, "p"],
+      ],
+    });
+    expect(shown([document, bulky], layout)).toBe(
+      `<doc id="1" title="Waste collection">\n<p id="2" cite="[2]">${BULKY}</p>\n</doc>`,
+    );
     expect(() => xml({ tags: { document: "doc" } as never })).toThrow(ValueError);
     expect(() => xml({ order: [["passage", "text"]] as never })).toThrow(/keyed by element types/);
   });
@@ -144,15 +177,19 @@ describe("xml", () => {
     const note = Note({ id: "n", properties: { id: "own", cite: "x", document: "d", plain: "p" } });
     const part = Passage({ id: "p", ref: "waste-collection", text: "t", properties: { document: "d" } });
     const numbered = [document, note, part];
-    expect(shown([note], xml(), BRACKETS, numbered)).toBe(`<xml-note id="2" data-id="own" data-cite="x" document="d" plain="p"/>`);
-    expect(shown([part], xml(), BRACKETS, numbered)).toBe(`<passage id="3" cite="[3]" document="1" data-document="d">t</passage>`);
+    expect(shown([note], xml(), BRACKETS, numbered)).toBe(
+      `<xml-note id="2" data-id="own" data-cite="x" document="d" plain="p"/>`,
+    );
+    expect(shown([part], xml(), BRACKETS, numbered)).toBe(
+      `<passage id="3" cite="[3]" document="1" data-document="d">t</passage>`,
+    );
     const listed = xml({ fields: new Map([[Document, { title: "id" }]]) });
     expect(shown([document], listed)).toBe(`<document id="1" data-id="Waste collection"/>`);
   });
 
   it("escapes text and attribute values", () => {
     const tricky = Document({ id: "d", title: `Fish & "chips" <b>'s</b>` });
-    const part = Passage({ id: "p", ref: "d", text: "a < b & c > d \"q\"" });
+    const part = Passage({ id: "p", ref: "d", text: 'a < b & c > d "q"' });
     expect(shown([tricky, part])).toBe(
       `<document id="1" title="Fish &amp; &quot;chips&quot; &lt;b&gt;&#39;s&lt;/b&gt;">\n<passage id="2" cite="[2]">a &lt; b &amp; c &gt; d "q"</passage>\n</document>`,
     );

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ValueError } from "../../../src/domain/errors.js";
-import { Failure, Input, ModelOutput, TaskInput, ToolOutput, type Event, type Marker } from "../../../src/domain/events.js";
+import {
+  Failure,
+  Input,
+  ModelOutput,
+  TaskInput,
+  ToolOutput,
+  type Event,
+  type Marker,
+} from "../../../src/domain/events.js";
 import type { JsonValue } from "../../../src/domain/json.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { Graph } from "../../../src/runtime/graph.js";
@@ -18,10 +26,20 @@ const zones = Passage({ id: "parking#1", ref: "parking", text: "There are three 
 const unrelated = Document({ id: "events", title: "Events" });
 
 function delegation(options: { result?: TaskResult; resultSchema?: Record<string, JsonValue> } = {}) {
-  return new ToolDelegation({ name: "research", description: "Research.", input: z.string(), build: () => new Graph(), ...options });
+  return new ToolDelegation({
+    name: "research",
+    description: "Research.",
+    input: z.string(),
+    build: () => new Graph(),
+    ...options,
+  });
 }
 
-const cite = (at: number, text: string, cited: [number, string | null][]): Marker => ({ at, text, cited: cited.map(([written, source]) => ({ written, source })) });
+const cite = (at: number, text: string, cited: [number, string | null][]): Marker => ({
+  at,
+  text,
+  cited: cited.map(([written, source]) => ({ written, source })),
+});
 
 /**
  * A thread whose parent stream showed the waste document and its passage first (numbers 1 and 2), and whose
@@ -47,7 +65,14 @@ describe("handBack", () => {
     // the thread, which the parent shows it by: parking#0 is 4, waste#1 is 2. A number that named no source drops.
     const answer = ModelOutput({
       content: "A permit costs 120 euros. Bulky waste goes four times a year. Zones exist.",
-      markers: [cite(24, " [1]", [[1, "parking#0"]]), cite(60, " [7, 9]", [[7, "waste#1"], [9, null]]), cite(73, " [3]", [[3, null]])],
+      markers: [
+        cite(24, " [1]", [[1, "parking#0"]]),
+        cite(60, " [7, 9]", [
+          [7, "waste#1"],
+          [9, null],
+        ]),
+        cite(73, " [3]", [[3, null]]),
+      ],
     });
     const [output] = delegation().handBack(child(answer)) as ToolOutput[];
     expect(output).toMatchObject({ type: "tool-output", callId: "p1", error: null, data: null });
@@ -61,30 +86,49 @@ describe("handBack", () => {
   });
 
   it("keeps the marker style the task's model wrote", () => {
-    const answer = ModelOutput({ content: "A permit costs 120 euros.", markers: [cite(24, "【1】", [[1, "parking#0"]])] });
+    const answer = ModelOutput({
+      content: "A permit costs 120 euros.",
+      markers: [cite(24, "【1】", [[1, "parking#0"]])],
+    });
     const [output] = delegation().handBack(child(answer)) as ToolOutput[];
     expect(output!.text).toBe("A permit costs 120 euros【4】.");
   });
 
   it("gives any other result as data", () => {
-    const result: TaskResult = (trace) => ({ results: trace.byType(ToolOutput).length, answer: (trace.events.at(-1) as ModelOutput).content });
+    const result: TaskResult = (trace) => ({
+      results: trace.byType(ToolOutput).length,
+      answer: (trace.events.at(-1) as ModelOutput).content,
+    });
     const [output] = delegation({ result }).handBack(child(ModelOutput({ content: "120 euros." }))) as ToolOutput[];
     expect(output).toMatchObject({ callId: "p1", text: null, error: null, data: { results: 1, answer: "120 euros." } });
   });
 
   it("gives a null result an error: a task that ended on no model output, or a result function that returns null", () => {
-    const [failed] = delegation().handBack(child(Failure({ error: "TransientError", message: "down" }))) as ToolOutput[];
+    const [failed] = delegation().handBack(
+      child(Failure({ error: "TransientError", message: "down" })),
+    ) as ToolOutput[];
     expect(failed!.error).toBe("The task of research ended without a result (its last event is a failure).");
-    const [empty] = delegation({ result: () => null }).handBack(child(ModelOutput({ content: "Done." }))) as ToolOutput[];
-    expect(empty).toMatchObject({ callId: "p1", text: null, data: null, error: expect.stringMatching(/ended without a result/) });
+    const [empty] = delegation({ result: () => null }).handBack(
+      child(ModelOutput({ content: "Done." })),
+    ) as ToolOutput[];
+    expect(empty).toMatchObject({
+      callId: "p1",
+      text: null,
+      data: null,
+      error: expect.stringMatching(/ended without a result/),
+    });
   });
 
   it("gives a result that does not fit the schema the task expects an error, and one that fits as data", () => {
     const schema = { type: "object", properties: { count: { type: "integer" } }, required: ["count"] };
-    const [misfit] = delegation({ result: () => ({ count: "three" }), resultSchema: schema }).handBack(child(ModelOutput({ content: "." }), schema)) as ToolOutput[];
+    const [misfit] = delegation({ result: () => ({ count: "three" }), resultSchema: schema }).handBack(
+      child(ModelOutput({ content: "." }), schema),
+    ) as ToolOutput[];
     expect(misfit!.error).toMatch(/^The result of the task of research does not fit its schema \(count: /);
     expect(misfit!.data).toBeNull();
-    const [fits] = delegation({ result: () => ({ count: 3 }), resultSchema: schema }).handBack(child(ModelOutput({ content: "." }), schema)) as ToolOutput[];
+    const [fits] = delegation({ result: () => ({ count: 3 }), resultSchema: schema }).handBack(
+      child(ModelOutput({ content: "." }), schema),
+    ) as ToolOutput[];
     expect(fits).toMatchObject({ error: null, data: { count: 3 } });
   });
 

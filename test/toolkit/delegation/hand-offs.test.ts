@@ -26,8 +26,16 @@ const SHOWN = ToolOutput({
 /** The parent stream: an input on `model`, a result that showed a document and a passage, and an output with `calls`. */
 function parent(calls: ToolCall[], options: { stream?: string; model?: string | null } = {}): Trace {
   const stream = options.stream ?? "main";
-  const opening = stream === "main" ? Input({ payload: "Hi", model: options.model ?? "gpt-test" }) : TaskInput({ payload: "Hi", model: options.model ?? "gpt-test", callId: "p0" });
-  const events: Event[] = [opening, ModelOutput({ toolCalls: [{ id: "c0", name: "search", arguments: {} }] }), SHOWN, ModelOutput({ toolCalls: calls })];
+  const opening =
+    stream === "main"
+      ? Input({ payload: "Hi", model: options.model ?? "gpt-test" })
+      : TaskInput({ payload: "Hi", model: options.model ?? "gpt-test", callId: "p0" });
+  const events: Event[] = [
+    opening,
+    ModelOutput({ toolCalls: [{ id: "c0", name: "search", arguments: {} }] }),
+    SHOWN,
+    ModelOutput({ toolCalls: calls }),
+  ];
   return Trace.of(events.map((event) => ({ ...event, stream }))).stream(stream);
 }
 
@@ -52,12 +60,16 @@ describe("handOffs", () => {
   });
 
   it("runs a task on the model of the parent's latest input", () => {
-    const [task] = research.handOffs(parent([{ id: "a", name: "research", arguments: { question: "Bins?" } }], { model: "gpt-parent" })) as TaskInput[];
+    const [task] = research.handOffs(
+      parent([{ id: "a", name: "research", arguments: { question: "Bins?" } }], { model: "gpt-parent" }),
+    ) as TaskInput[];
     expect(task!.model).toBe("gpt-parent");
   });
 
   it("puts the task of a call made inside a task on a stream under the task's own", () => {
-    const [task] = research.handOffs(parent([{ id: "a", name: "research", arguments: { question: "Bins?" } }], { stream: "task-p0" }));
+    const [task] = research.handOffs(
+      parent([{ id: "a", name: "research", arguments: { question: "Bins?" } }], { stream: "task-p0" }),
+    );
     expect(task!.stream).toBe("task-p0/task-a");
   });
 
@@ -77,15 +89,26 @@ describe("handOffs", () => {
       ["task-input", "task-f"],
     ]);
     const errors = (handed.slice(0, 5) as ToolOutput[]).map((output) => [output.callId, output.error]);
-    expect(errors[0]).toEqual(["a", expect.stringMatching(/^The arguments of research do not fit its schema \(question: /)]);
+    expect(errors[0]).toEqual([
+      "a",
+      expect.stringMatching(/^The arguments of research do not fit its schema \(question: /),
+    ]);
     expect(errors[1]).toEqual(["b", expect.stringMatching(/topic/)]);
     expect(errors[2]).toEqual(["c", "No document has the number 7. Use a number that a result showed."]);
     expect(errors[3]).toEqual(["d", expect.stringMatching(/not the number of a document/)]);
-    expect(errors[4]).toEqual(["e", expect.stringMatching(/^The arguments of research are not a JSON object: \{question:/)]);
+    expect(errors[4]).toEqual([
+      "e",
+      expect.stringMatching(/^The arguments of research are not a JSON object: \{question:/),
+    ]);
   });
 
   it("shows an input that is not an object under `input`, and records the value itself as the payload", () => {
-    const ask = new ToolDelegation({ name: "ask", description: "Ask.", input: z.string().min(2), build: () => new Graph() });
+    const ask = new ToolDelegation({
+      name: "ask",
+      description: "Ask.",
+      input: z.string().min(2),
+      build: () => new Graph(),
+    });
     const handed = ask.handOffs(
       parent([
         { id: "a", name: "ask", arguments: { input: "Where is the town hall?" } },
@@ -103,7 +126,10 @@ describe("handOffs", () => {
       { id: "b", name: "research", arguments: { question: "Hi" } },
     ]);
     const context = { threadId: "t", agent: null, stream: "main", node: "tools", trace: trace.thread };
-    expect(step.plan(context).map((unit) => [unit.key, unit.kind])).toEqual([["a", "task"], ["b", "tool"]]);
+    expect(step.plan(context).map((unit) => [unit.key, unit.kind])).toEqual([
+      ["a", "task"],
+      ["b", "tool"],
+    ]);
     expect(step.delegation(context, "a")).toBe(research);
     expect(step.delegation(context, "b")).toBeNull();
     const [refused] = (await step.run(context, "b")) as ToolOutput[];

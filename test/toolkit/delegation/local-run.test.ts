@@ -19,7 +19,11 @@ const SEARCH = { toolCalls: [{ id: "r1", name: "search", arguments: { query: "bu
 const FOUND = "Bulky waste is picked up for free four times a year [2].";
 
 const types = (trace: Trace, stream: string) => trace.stream(stream).events.map((event) => event.type);
-const handBacks = (trace: Trace) => trace.stream("main").byType(ToolOutput).filter((output) => output.callId === "p1");
+const handBacks = (trace: Trace) =>
+  trace
+    .stream("main")
+    .byType(ToolOutput)
+    .filter((output) => output.callId === "p1");
 
 describe("a delegation on the local runner", () => {
   it("runs the task on its own stream, hands back one result, and the parent cites the passage the task found", async () => {
@@ -31,7 +35,13 @@ describe("a delegation on the local runner", () => {
     expect(types(trace, "main")).toEqual(["input", "model-output", "tool-output", "model-output"]);
     expect(types(trace, "task-p1")).toEqual(["task-input", "model-output", "tool-output", "model-output"]);
     const [task] = trace.byType(TaskInput);
-    expect(task).toMatchObject({ callId: "p1", payload: { question: "bulky waste pickup" }, model: "scripted", stream: "task-p1", seq: 0 });
+    expect(task).toMatchObject({
+      callId: "p1",
+      payload: { question: "bulky waste pickup" },
+      model: "scripted",
+      stream: "task-p1",
+      seq: 0,
+    });
     expect(child.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "bulky waste pickup" });
 
     const [result] = handBacks(trace);
@@ -39,7 +49,9 @@ describe("a delegation on the local runner", () => {
     expect(result!.elements.map((element) => element.id)).toEqual(["waste-collection", BULKY, "waste-collection#0"]);
     const shown = parent.requests[1]!.messages.at(-1)!;
     expect(shown).toMatchObject({ role: "tool", toolCallId: "p1" });
-    expect(shown.content).toContain(`${FOUND}\n\n<document id="1" title="Waste collection">\n<passage id="2" cite="[2]">Bulky waste`);
+    expect(shown.content).toContain(
+      `${FOUND}\n\n<document id="1" title="Waste collection">\n<passage id="2" cite="[2]">Bulky waste`,
+    );
 
     const answer = trace.stream("main").byType(ModelOutput).at(-1)!;
     expect(answer.content).toBe("Four times a year, for free.");
@@ -52,7 +64,9 @@ describe("a delegation on the local runner", () => {
     const agent = assistant(parentScript(), research(new ScriptedModel([])));
     const calls = await replay(trace.events, (input) => agent.build(undefined, accepted(Text, input)[1], input.model));
     expect(calls.map((call) => call.output.stream)).toEqual(["main", "task-p1", "task-p1", "main"]);
-    expect(calls.map((call) => call.request?.hash)).toEqual(trace.byType(ModelOutput).map((output) => output.requestHash));
+    expect(calls.map((call) => call.request?.hash)).toEqual(
+      trace.byType(ModelOutput).map((output) => output.requestHash),
+    );
     expect(calls.every((call) => call.matches)).toBe(true);
   });
 
@@ -69,7 +83,16 @@ describe("a delegation on the local runner", () => {
     // Each task searches its question, then answers with the first passage its search showed.
     const child = new FunctionModel((request: ChatRequest) => {
       const last = request.messages.at(-1)!;
-      if (last.role === "user") return { toolCalls: [{ id: `search-${String(last.content).split(" ")[0]}`, name: "search", arguments: { query: String(last.content) } }] };
+      if (last.role === "user")
+        return {
+          toolCalls: [
+            {
+              id: `search-${String(last.content).split(" ")[0]}`,
+              name: "search",
+              arguments: { query: String(last.content) },
+            },
+          ],
+        };
       const first = /<passage id="(\d+)"/.exec(String(last.content))![1];
       return `Found it [${first}].`;
     });
@@ -77,7 +100,15 @@ describe("a delegation on the local runner", () => {
     const trace = await thread.resume();
     const results = trace.stream("main").byType(ToolOutput);
     expect(results.map((output) => output.callId).sort()).toEqual(["p1", "p2"]);
-    expect(trace.byType(TaskInput).map((task) => [task.callId, task.stream]).sort()).toEqual([["p1", "task-p1"], ["p2", "task-p2"]]);
+    expect(
+      trace
+        .byType(TaskInput)
+        .map((task) => [task.callId, task.stream])
+        .sort(),
+    ).toEqual([
+      ["p1", "task-p1"],
+      ["p2", "task-p2"],
+    ]);
     for (const output of results) {
       const cited = trace.stream(`task-${output.callId}`).byType(ModelOutput).at(-1)!.markers[0]!.cited[0]!.written;
       expect(output.text).toBe(`Found it [${cited}].`);
@@ -85,7 +116,10 @@ describe("a delegation on the local runner", () => {
   });
 
   it("gives a call whose arguments do not fit an error result and starts no task", async () => {
-    const parent = new ScriptedModel([{ toolCalls: [{ id: "p1", name: "research", arguments: { topic: "waste" } }] }, "I could not ask."]);
+    const parent = new ScriptedModel([
+      { toolCalls: [{ id: "p1", name: "research", arguments: { topic: "waste" } }] },
+      "I could not ask.",
+    ]);
     const { thread } = await openThread(parent, new ScriptedModel([]), QUESTION);
     const trace = await thread.resume();
     expect(trace.byType(TaskInput)).toEqual([]);
@@ -96,12 +130,19 @@ describe("a delegation on the local runner", () => {
     const parent = parentScript();
     const child = new ScriptedModel([SEARCH, new Error("The researcher's model went away."), FOUND]);
     const openings: unknown[] = [];
-    const observer = { run: <T>(_thread: string, _agent: string, opening: Input | null, run: () => Promise<T>) => (openings.push(opening?.payload), run()) };
+    const observer = {
+      run: <T>(_thread: string, _agent: string, opening: Input | null, run: () => Promise<T>) => (
+        openings.push(opening?.payload),
+        run()
+      ),
+    };
     const { thread } = await openThread(parent, child, QUESTION, observer);
     await expect(thread.resume()).rejects.toThrow("The researcher's model went away.");
     const failed = await thread.trace();
     expect(types(failed, "task-p1")).toEqual(["task-input", "model-output", "tool-output", "failure"]);
-    expect(failed.stream("main").byType(Failure)).toMatchObject([{ callId: "p1", message: "The researcher's model went away." }]);
+    expect(failed.stream("main").byType(Failure)).toMatchObject([
+      { callId: "p1", message: "The researcher's model went away." },
+    ]);
     expect(handBacks(failed)).toEqual([]);
 
     const trace = await thread.resume();
@@ -126,7 +167,9 @@ describe("a delegation on the local runner", () => {
     const [call] = model.plan({ ...base, node: "model", trace: await read() });
     await runWork(recorder, model, { ...base, node: "model" }, call!);
     const tools = graph.step("tools");
-    expect(tools.plan({ ...base, node: "tools", trace: await read() })).toMatchObject([{ key: "p1", kind: "task", name: "research" }]);
+    expect(tools.plan({ ...base, node: "tools", trace: await read() })).toMatchObject([
+      { key: "p1", kind: "task", name: "research" },
+    ]);
 
     const context = { ...base, node: "tools" };
     const first = await handOff(recorder, tools, context, "p1");

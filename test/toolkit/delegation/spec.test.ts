@@ -14,12 +14,17 @@ const delegation = (input: z.ZodType, options: { name?: string } = {}) =>
 
 describe("a delegation's spec", () => {
   it("offers the input's fields as the arguments, with their descriptions", () => {
-    const spec = delegation(z.object({ question: z.string().describe("What to find out."), depth: z.number().int().default(1) })).spec;
+    const spec = delegation(
+      z.object({ question: z.string().describe("What to find out."), depth: z.number().int().default(1) }),
+    ).spec;
     expect(spec.name).toBe("research");
     expect(spec.description).toBe("Research a question.");
     expect(spec.parameters).toEqual({
       type: "object",
-      properties: { question: { type: "string", description: "What to find out." }, depth: { type: "integer", default: 1, minimum: expect.any(Number), maximum: expect.any(Number) } },
+      properties: {
+        question: { type: "string", description: "What to find out." },
+        depth: { type: "integer", default: 1, minimum: expect.any(Number), maximum: expect.any(Number) },
+      },
       required: ["question"],
       additionalProperties: false,
     });
@@ -41,7 +46,10 @@ describe("a delegation's spec", () => {
     expect(research.spec.elements).toEqual({ document: ["document"], passages: ["passage"], also: ["document"] });
     const shown = ToolOutput({
       callId: "c0",
-      elements: [Document({ id: "waste", title: "Waste" }), Passage({ id: "waste#1", ref: "waste", text: "Bulky waste." })],
+      elements: [
+        Document({ id: "waste", title: "Waste" }),
+        Passage({ id: "waste#1", ref: "waste", text: "Bulky waste." }),
+      ],
     });
     const call = { id: "c1", name: "research", arguments: { document: 1, passages: ["2"], also: null } };
     const mapped = mapArguments(call, research.spec, new Numbering([shown]), resultHandles([shown]));
@@ -75,13 +83,20 @@ describe("a delegation's spec", () => {
     const input = z.object({ question: z.string() });
     expect(() => delegation(input, { name: "research the town" })).toThrow(ValueError);
     expect(() => new ToolDelegation({ name: "research", description: " ", input, build })).toThrow(/description/);
-    expect(() => new ToolDelegation({ name: "research", description: "R.", input: { question: "string" } as never, build })).toThrow(/zod schema/);
-    expect(() => new ToolDelegation({ name: "research", description: "R.", input, build, resultSchema: { type: "bogus" } })).toThrow(/resultSchema/);
+    expect(
+      () => new ToolDelegation({ name: "research", description: "R.", input: { question: "string" } as never, build }),
+    ).toThrow(/zod schema/);
+    expect(
+      () => new ToolDelegation({ name: "research", description: "R.", input, build, resultSchema: { type: "bogus" } }),
+    ).toThrow(/resultSchema/);
   });
 
   it("is a Tool that a ToolStep tells from a plain tool, and keeps being one with other texts", async () => {
     const research = delegation(z.object({ question: z.string().describe("What to find out.") }));
-    const described = research.withTexts({ description: "Ask the researcher.", arguments: { question: "The question, in full." } });
+    const described = research.withTexts({
+      description: "Ask the researcher.",
+      arguments: { question: "The question, in full." },
+    });
     expect(isDelegation(research)).toBe(true);
     expect(isDelegation(described)).toBe(true);
     expect(described.spec.description).toBe("Ask the researcher.");

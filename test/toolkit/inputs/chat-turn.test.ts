@@ -13,7 +13,11 @@ describe("ChatTurnInput", () => {
   });
 
   it("keeps the states and context that a turn gives", () => {
-    const turn = ChatTurnInput.parse({ text: "Hi", tools: { search: "required", lookup: "off" }, context: "The user lives in Delft." });
+    const turn = ChatTurnInput.parse({
+      text: "Hi",
+      tools: { search: "required", lookup: "off" },
+      context: "The user lives in Delft.",
+    });
     expect(turn.tools).toEqual({ search: "required", lookup: "off" });
     expect(turn.context).toBe("The user lives in Delft.");
   });
@@ -36,7 +40,11 @@ describe("ChatTurnInput", () => {
 
 describe("Text", () => {
   it("takes a plain string: the message, no tool states, no context", () => {
-    expect(Text.parse("When does the library open?")).toEqual({ text: "When does the library open?", tools: {}, context: null });
+    expect(Text.parse("When does the library open?")).toEqual({
+      text: "When does the library open?",
+      tools: {},
+      context: null,
+    });
   });
 
   it("refuses a payload that is not a string", () => {

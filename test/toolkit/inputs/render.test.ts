@@ -11,7 +11,10 @@ import { ChatTurnInput, Text, elementsThenText, renderedBy, type RenderTurn } fr
 const show = (elements: readonly Element[]) => elements.map((element) => `<${element.id}>`).join("");
 
 const note = Source({ id: "note-1", text: "The library opens at nine." });
-const WithNotes = z.strictObject({ text: z.string(), notes: z.array(z.looseObject({ type: z.string(), id: z.string() })) });
+const WithNotes = z.strictObject({
+  text: z.string(),
+  notes: z.array(z.looseObject({ type: z.string(), id: z.string() })),
+});
 
 describe("elementsThenText", () => {
   it("is the turn's text alone when the turn holds no elements", () => {
@@ -19,7 +22,9 @@ describe("elementsThenText", () => {
   });
 
   it("shows the elements that the turn's fields hold, then its text after a blank line", () => {
-    expect(elementsThenText({ text: "Is this right?", notes: [note] }, show)).toEqual(UserMessage("<note-1>\n\nIs this right?"));
+    expect(elementsThenText({ text: "Is this right?", notes: [note] }, show)).toEqual(
+      UserMessage("<note-1>\n\nIs this right?"),
+    );
   });
 
   it("throws when the turn has no text", () => {
@@ -51,11 +56,15 @@ describe("renderedBy", () => {
 
   it("shows an earlier input that the type no longer parses as recorded: its elements, then its payload as JSON", () => {
     const payload = { question: "Is this right?", notes: [note] } as unknown as JsonValue;
-    expect(renderedBy(ChatTurnInput)(Input({ payload }), show)).toEqual(UserMessage(`<note-1>\n\n${JSON.stringify(payload)}`));
+    expect(renderedBy(ChatTurnInput)(Input({ payload }), show)).toEqual(
+      UserMessage(`<note-1>\n\n${JSON.stringify(payload)}`),
+    );
   });
 
   it("shows a string payload that the type no longer parses as its text", () => {
-    expect(renderedBy(WithNotes)(Input({ payload: "Just text, from before notes." }), show)).toEqual(UserMessage("Just text, from before notes."));
+    expect(renderedBy(WithNotes)(Input({ payload: "Just text, from before notes." }), show)).toEqual(
+      UserMessage("Just text, from before notes."),
+    );
   });
 
   it("parses strictly: an unknown field makes the input show as recorded, not dropped", () => {

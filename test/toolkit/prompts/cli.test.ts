@@ -4,11 +4,14 @@ import { PromptFile } from "../../../src/toolkit/index.js";
 
 const EXAMPLE = "examples/prompt-file/assistant.yaml";
 const digest = (model: string | null) => PromptFile.loadSync(EXAMPLE).forModel(model).digest;
-const BASE_ROLE = "You are a careful assistant for the city's public services. Answer from the documents that search finds.";
+const BASE_ROLE =
+  "You are a careful assistant for the city's public services. Answer from the documents that search finds.";
 
 // The command line as `npm run prompts` runs it: tsx over the source.
 function prompts(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/toolkit/prompts/cli.ts", ...args], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "src/toolkit/prompts/cli.ts", ...args], {
+    encoding: "utf8",
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -40,7 +43,9 @@ describe("soev-prompts", () => {
       '== System template source (what the system prompt renders) ==\n{% extends "base" %}\n' +
         "{% block role %}{{ super() }} Keep answers under 150 words.{% endblock %}\n",
     );
-    expect(stdout).toContain(`rendered with citation "[1]" ==\n${BASE_ROLE} Keep answers under 150 words.\n\nCite each passage`);
+    expect(stdout).toContain(
+      `rendered with citation "[1]" ==\n${BASE_ROLE} Keep answers under 150 words.\n\nCite each passage`,
+    );
     expect(stdout).toContain('== Text "finish" ==\nStop now. Answer in at most three sentences from what you found.\n');
     expect(stdout).toContain("description: Search the city's documents");
   });
@@ -49,7 +54,9 @@ describe("soev-prompts", () => {
     for (const model of ["llama-3.1-8b", "qwen-2.5-7b"]) {
       const { status, stdout } = prompts(EXAMPLE, "--model", model);
       expect(status).toBe(0);
-      expect(stdout).toContain(`Model: ${model} (model layer 2: llama-3.1-8b, qwen-2.5-7b)\nDigest: ${digest(model)}\n`);
+      expect(stdout).toContain(
+        `Model: ${model} (model layer 2: llama-3.1-8b, qwen-2.5-7b)\nDigest: ${digest(model)}\n`,
+      );
       expect(stdout).toContain(
         `${BASE_ROLE}\n\nAfter every sentence that uses a passage, write its number in brackets, such as [1]. Never invent a number.\n`,
       );
@@ -69,11 +76,14 @@ describe("soev-prompts", () => {
     const { status, stdout } = prompts("test/fixtures/prompts/no-system.yaml");
     expect(status).toBe(0);
     expect(stdout).toContain("== System prompt ==\n(the file has no system template)\n");
-    expect(stdout).toContain("description: (the tool's own)\nargument \"query\": Keywords.\n");
+    expect(stdout).toContain('description: (the tool\'s own)\nargument "query": Keywords.\n');
   });
 
   it.each([
-    ["test/fixtures/prompts/unknown-field.yaml", /unknown-field\.yaml does not have the shape of a prompt file[\s\S]*text/],
+    [
+      "test/fixtures/prompts/unknown-field.yaml",
+      /unknown-field\.yaml does not have the shape of a prompt file[\s\S]*text/,
+    ],
     ["test/fixtures/prompts/unknown-variable.yaml", /unknown-variable\.yaml: the system template reads "user_name"/],
     ["test/fixtures/prompts/missing.yaml", /cannot read the prompt file test\/fixtures\/prompts\/missing\.yaml/],
   ])("refuses the bad file %s with exit code 2 and a message naming it", (file, message) => {

@@ -69,7 +69,9 @@ describe("PromptFile", () => {
   });
 
   it("refuses a file that is not YAML, naming the file", () => {
-    expect(refusal(() => PromptFile.parse("system: [unclosed\n", "broken.yaml")).message).toMatch(/broken\.yaml is not valid YAML/);
+    expect(refusal(() => PromptFile.parse("system: [unclosed\n", "broken.yaml")).message).toMatch(
+      /broken\.yaml is not valid YAML/,
+    );
   });
 
   it("refuses a file it cannot read, naming it", async () => {
@@ -86,7 +88,9 @@ describe("PromptFile", () => {
   });
 
   it("refuses a block override when the file has no system template", () => {
-    expect(refusal(() => PromptFile.parse("models:\n  - endpoints: [m]\n    blocks:\n      role: Hi.\n")).message).toContain('block "role"');
+    expect(
+      refusal(() => PromptFile.parse("models:\n  - endpoints: [m]\n    blocks:\n      role: Hi.\n")).message,
+    ).toContain('block "role"');
   });
 
   it("refuses a layer that replaces a text the base does not define", () => {
@@ -102,7 +106,9 @@ describe("PromptFile", () => {
   });
 
   it("allows a layer to give tool texts that the base does not: tools are checked when applied", () => {
-    const file = PromptFile.parse(`${BASE}models:\n  - endpoints: [m]\n    tools:\n      fetch:\n        description: Fetch.\n`);
+    const file = PromptFile.parse(
+      `${BASE}models:\n  - endpoints: [m]\n    tools:\n      fetch:\n        description: Fetch.\n`,
+    );
     expect(file.forModel("m").tools).toEqual({ fetch: { description: "Fetch.", arguments: {} } });
   });
 
@@ -120,7 +126,11 @@ describe("PromptFile", () => {
   });
 
   it("refuses an unknown filter at load", () => {
-    expect(refusal(() => PromptFile.parse("system: '{{ citation | shout }}'\n")).message).toContain('unknown filter "shout"');
-    expect(PromptFile.parse("system: '{{ citation | upper }}'\n").forModel(null).system({ citation: "[a]" })).toBe("[A]");
+    expect(refusal(() => PromptFile.parse("system: '{{ citation | shout }}'\n")).message).toContain(
+      'unknown filter "shout"',
+    );
+    expect(PromptFile.parse("system: '{{ citation | upper }}'\n").forModel(null).system({ citation: "[a]" })).toBe(
+      "[A]",
+    );
   });
 });

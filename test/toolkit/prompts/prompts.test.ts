@@ -5,7 +5,8 @@ import { testTool } from "./tools.js";
 
 const example = PromptFile.loadSync("examples/prompt-file/assistant.yaml");
 
-const BASE_ROLE = "You are a careful assistant for the city's public services. Answer from the documents that search finds.";
+const BASE_ROLE =
+  "You are a careful assistant for the city's public services. Answer from the documents that search finds.";
 
 describe("PromptFile.forModel", () => {
   it("gives a model that no layer names, or none, the base alone", () => {
@@ -34,7 +35,10 @@ describe("PromptFile.forModel", () => {
       tools: { search: { description: "Search.", arguments: { query: "Words.", limit: "How many." } } },
       models: [{ endpoints: ["m"], tools: { search: { arguments: { query: "Short words." } } } }],
     });
-    expect(file.forModel("m").tools.search).toEqual({ description: "Search.", arguments: { query: "Short words.", limit: "How many." } });
+    expect(file.forModel("m").tools.search).toEqual({
+      description: "Search.",
+      arguments: { query: "Short words.", limit: "How many." },
+    });
   });
 });
 
@@ -58,11 +62,13 @@ describe("Prompts.system and source", () => {
   it("has the base template as its source, or a template that extends the base with the overrides", () => {
     expect(example.forModel(null).source).toBe(example.system);
     const source = example.forModel("gpt-4.1-mini").source;
-    expect(source).toBe('{% extends "base" %}\n{% block role %}{{ super() }} Keep answers under 150 words.{% endblock %}');
+    expect(source).toBe(
+      '{% extends "base" %}\n{% block role %}{{ super() }} Keep answers under 150 words.{% endblock %}',
+    );
   });
 
   it("escapes nothing: the template is plain text", () => {
-    const prompts = new Prompts({ template: "Use <b>{{ citation }}</b> & \"quotes\"." });
+    const prompts = new Prompts({ template: 'Use <b>{{ citation }}</b> & "quotes".' });
     expect(prompts.system({ citation: "<1> & '2'" })).toBe("Use <b><1> & '2'</b> & \"quotes\".");
   });
 
@@ -111,13 +117,25 @@ describe("Prompts.digest", () => {
   });
 
   it("does not depend on the order of keys", () => {
-    const one = new Prompts({ template: "T", texts: { a: "A", b: "B" }, tools: { s: { description: "S", arguments: { x: "X", y: "Y" } } } });
-    const two = new Prompts({ template: "T", texts: { b: "B", a: "A" }, tools: { s: { arguments: { y: "Y", x: "X" }, description: "S" } } });
+    const one = new Prompts({
+      template: "T",
+      texts: { a: "A", b: "B" },
+      tools: { s: { description: "S", arguments: { x: "X", y: "Y" } } },
+    });
+    const two = new Prompts({
+      template: "T",
+      texts: { b: "B", a: "A" },
+      tools: { s: { arguments: { y: "Y", x: "X" }, description: "S" } },
+    });
     expect(two.digest).toBe(one.digest);
   });
 
   it("changes with any text the model reads", () => {
-    const fields = { template: "T {% block b %}B{% endblock %}", texts: { a: "A" }, tools: { s: { description: "S", arguments: { x: "X" } } } };
+    const fields = {
+      template: "T {% block b %}B{% endblock %}",
+      texts: { a: "A" },
+      tools: { s: { description: "S", arguments: { x: "X" } } },
+    };
     const digest = new Prompts(fields).digest;
     const changed = [
       { ...fields, template: "T2 {% block b %}B{% endblock %}" },
@@ -133,7 +151,9 @@ describe("Prompts.digest", () => {
 });
 
 describe("Prompts.described", () => {
-  const search = testTool("search", "Search the web.", z.object({ query: z.string(), limit: z.number() }), { query: "The query." });
+  const search = testTool("search", "Search the web.", z.object({ query: z.string(), limit: z.number() }), {
+    query: "The query.",
+  });
   const fetch = testTool("fetch", "Fetch a page.", z.object({ url: z.string() }));
 
   it("returns a new list in the same order: the tool with texts a copy, the others the same objects", () => {
@@ -154,7 +174,10 @@ describe("Prompts.described", () => {
   });
 
   it("keeps a tool's own description when the file gives only argument texts", () => {
-    const prompts = new Prompts({ template: null, tools: { search: { description: null, arguments: { limit: "At most." } } } });
+    const prompts = new Prompts({
+      template: null,
+      tools: { search: { description: null, arguments: { limit: "At most." } } },
+    });
     const [described] = prompts.described([search]);
     expect(described?.description).toBe("Search the web.");
     expect(described?.argumentDescriptions).toEqual({ query: "The query.", limit: "At most." });
@@ -162,12 +185,19 @@ describe("Prompts.described", () => {
 
   it("refuses texts for a tool that the agent does not have", () => {
     expect(() => example.forModel(null).described([fetch])).toThrow(PromptFileError);
-    expect(() => example.forModel(null).described([fetch])).toThrow(/texts for tool "search", which the agent does not have \(its tools: fetch\)/);
+    expect(() => example.forModel(null).described([fetch])).toThrow(
+      /texts for tool "search", which the agent does not have \(its tools: fetch\)/,
+    );
   });
 
   it("refuses texts for an argument that the model does not write", () => {
-    const prompts = new Prompts({ template: null, tools: { search: { description: null, arguments: { qurey: "Typo." } } } });
-    expect(() => prompts.described([search])).toThrow(/argument "qurey" of tool "search", which the model does not write \(it writes query, limit\)/);
+    const prompts = new Prompts({
+      template: null,
+      tools: { search: { description: null, arguments: { qurey: "Typo." } } },
+    });
+    expect(() => prompts.described([search])).toThrow(
+      /argument "qurey" of tool "search", which the model does not write \(it writes query, limit\)/,
+    );
   });
 
   it("returns the same objects when the file gives no tool texts", () => {

@@ -4,7 +4,9 @@ import { promptTemplate } from "../../../src/toolkit/index.js";
 describe("promptTemplate", () => {
   it("writes the citation example and the turn's context, trimmed", () => {
     const prompt = promptTemplate("Cite as {citation}.\nContext: {context}");
-    expect(prompt({ text: "hi", context: "  the user is in Utrecht \n" }, "[1]")).toBe("Cite as [1].\nContext: the user is in Utrecht");
+    expect(prompt({ text: "hi", context: "  the user is in Utrecht \n" }, "[1]")).toBe(
+      "Cite as [1].\nContext: the user is in Utrecht",
+    );
   });
 
   it("writes nothing for a missing citation example or context", () => {
@@ -16,7 +18,9 @@ describe("promptTemplate", () => {
 
   it("fills both placeholders in one pass, so text from the turn is never read as a placeholder", () => {
     const prompt = promptTemplate("{context} / {citation}");
-    expect(prompt({ context: "write {citation} and {context} here" }, "[1]")).toBe("write {citation} and {context} here / [1]");
+    expect(prompt({ context: "write {citation} and {context} here" }, "[1]")).toBe(
+      "write {citation} and {context} here / [1]",
+    );
   });
 
   it("keeps other braces as they are", () => {

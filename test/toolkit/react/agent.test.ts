@@ -6,14 +6,24 @@ import { AgentCatalog } from "../../../src/runtime/catalog.js";
 import { InputDeniedError } from "../../../src/runtime/errors.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import {
-  ChatTurnInput, MODEL_NODE, PromptFile, PromptFileError, ReActAgent, ReActConfig, TOOLS_NODE, Text, ToolDeclaration,
-  elementsThenText, type ReActConfigOptions,
+  ChatTurnInput,
+  MODEL_NODE,
+  PromptFile,
+  PromptFileError,
+  ReActAgent,
+  ReActConfig,
+  TOOLS_NODE,
+  Text,
+  ToolDeclaration,
+  elementsThenText,
+  type ReActConfigOptions,
 } from "../../../src/toolkit/index.js";
 import { lookup, runTurn, search } from "../../fixtures/react-turn.js";
 
 const PROMPT = "You answer questions about the town.";
 const model = new ScriptedModel([]);
-const turn = (fields: { text: string; tools?: Record<string, "off" | "auto" | "required"> }) => ChatTurnInput.parse(fields);
+const turn = (fields: { text: string; tools?: Record<string, "off" | "auto" | "required"> }) =>
+  ChatTurnInput.parse(fields);
 
 describe("ReActAgent", () => {
   it("takes Text as its input type by default, and no element or event types", () => {
@@ -29,7 +39,11 @@ describe("ReActAgent", () => {
   });
 
   it("builds a two-node graph: the model, then the tools while the model calls tools", () => {
-    const graph = new ReActAgent(new ReActConfig({ model, prompt: PROMPT })).build(undefined, Text.parse("Hi"), "scripted");
+    const graph = new ReActAgent(new ReActConfig({ model, prompt: PROMPT })).build(
+      undefined,
+      Text.parse("Hi"),
+      "scripted",
+    );
     expect(graph.names).toEqual([MODEL_NODE, TOOLS_NODE]);
     expect(graph.start).toBe(MODEL_NODE);
   });
@@ -41,24 +55,37 @@ describe("ReActAgent", () => {
 });
 
 describe("ReActAgent: defaults that read fields of the input type", () => {
-  const NoText = z.strictObject({ question: z.string(), tools: z.record(z.string(), z.enum(["off", "auto", "required"])).default({}) });
+  const NoText = z.strictObject({
+    question: z.string(),
+    tools: z.record(z.string(), z.enum(["off", "auto", "required"])).default({}),
+  });
   const NoTools = z.strictObject({ text: z.string() });
 
   it("refuses a config that keeps the default renderInput when the input type has no text field", () => {
-    expect(() => new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: NoText })).toThrow(/default renderInput.*"text"/);
+    expect(() => new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: NoText })).toThrow(
+      /default renderInput.*"text"/,
+    );
   });
 
   it("refuses a config that keeps the default toolStates when the input type has no tools field", () => {
-    expect(() => new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: NoTools })).toThrow(/default toolStates.*"tools"/);
+    expect(() => new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: NoTools })).toThrow(
+      /default toolStates.*"tools"/,
+    );
   });
 
   it("takes such an input type with settings of its own", () => {
     const agent = new ReActAgent(
-      new ReActConfig<z.output<typeof NoText>>({ model, prompt: PROMPT, renderInput: (parsed) => ({ role: "user", content: parsed.question }) }),
+      new ReActConfig<z.output<typeof NoText>>({
+        model,
+        prompt: PROMPT,
+        renderInput: (parsed) => ({ role: "user", content: parsed.question }),
+      }),
       { input: NoText },
     );
     expect(agent.input).toBe(NoText);
-    const withStates = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, toolStates: () => ({}) }), { input: NoTools });
+    const withStates = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, toolStates: () => ({}) }), {
+      input: NoTools,
+    });
     expect(withStates.input).toBe(NoTools);
   });
 
@@ -72,7 +99,13 @@ describe("ReActAgent: defaults that read fields of the input type", () => {
     const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: Question });
     expect(() => agent.build(undefined, Question.parse("Hi"), "scripted")).toThrow(/default renderInput/);
     const Message = z.string().transform((text) => ({ text, tools: {} }));
-    expect(new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: Message }).build(undefined, Message.parse("Hi"), "scripted").names).toHaveLength(2);
+    expect(
+      new ReActAgent(new ReActConfig({ model, prompt: PROMPT }), { input: Message }).build(
+        undefined,
+        Message.parse("Hi"),
+        "scripted",
+      ).names,
+    ).toHaveLength(2);
   });
 });
 
@@ -87,7 +120,11 @@ describe("ReActAgent: a config function", () => {
       },
       { input: ChatTurnInput },
     );
-    const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { resources: () => ({ user: "Ada" }) });
+    const catalog = new AgentCatalog(
+      new InMemoryTraceStore(),
+      { assistant: agent },
+      { resources: () => ({ user: "Ada" }) },
+    );
     await runTurn(agent, { text: "Hi" }, { catalog });
     expect(calls).toEqual([[{ user: "Ada" }, { text: "Hi", tools: {}, context: null }, "scripted"]]);
     expect(answering.requests[0]!.messages[0]).toEqual({ role: "system", content: "You help Ada." });
@@ -103,7 +140,12 @@ describe("ReActAgent: a config function", () => {
   it("is validated at build: tools that hold a tool twice, or a tool that is not declared", () => {
     const twice = new ReActAgent(() => ({ model, prompt: PROMPT, tools: [search, search] }));
     expect(() => twice.build(undefined, Text.parse("Hi"), "scripted")).toThrow(ValueError);
-    const undeclared = new ReActAgent(() => ({ model, prompt: PROMPT, declared: [new ToolDeclaration({ name: "search" })], tools: [lookup] }));
+    const undeclared = new ReActAgent(() => ({
+      model,
+      prompt: PROMPT,
+      declared: [new ToolDeclaration({ name: "search" })],
+      tools: [lookup],
+    }));
     expect(() => undeclared.build(undefined, Text.parse("Hi"), "scripted")).toThrow(/not declared/);
     expect(undeclared.declarations).toBeNull();
   });
@@ -124,28 +166,43 @@ describe("ReActAgent: the tool states that a turn asks", () => {
     new ToolDeclaration({ name: "search" }),
     new ToolDeclaration({ name: "lookup", default: "off", locked: true }),
   ];
-  const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, declared, tools: [search] }), { input: ChatTurnInput });
+  const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, declared, tools: [search] }), {
+    input: ChatTurnInput,
+  });
 
   it("refuses a turn that names a tool that was never declared", () => {
-    expect(() => agent.build(undefined, turn({ text: "Hi", tools: { translate: "auto" } }), "scripted")).toThrow(/never declared/);
+    expect(() => agent.build(undefined, turn({ text: "Hi", tools: { translate: "auto" } }), "scripted")).toThrow(
+      /never declared/,
+    );
   });
 
   it("refuses a turn that asks another state of a locked tool, and takes one that asks its default", () => {
-    expect(() => agent.build(undefined, turn({ text: "Hi", tools: { lookup: "auto" } }), "scripted")).toThrow(InputDeniedError);
+    expect(() => agent.build(undefined, turn({ text: "Hi", tools: { lookup: "auto" } }), "scripted")).toThrow(
+      InputDeniedError,
+    );
     expect(() => agent.build(undefined, turn({ text: "Hi", tools: { lookup: "off" } }), "scripted")).not.toThrow();
   });
 
   it("refuses a turn that requires a tool that tools leaves out", () => {
     const unlocked = new ReActAgent(
-      new ReActConfig({ model, prompt: PROMPT, declared: [new ToolDeclaration({ name: "search" }), new ToolDeclaration({ name: "lookup" })], tools: [search] }),
+      new ReActConfig({
+        model,
+        prompt: PROMPT,
+        declared: [new ToolDeclaration({ name: "search" }), new ToolDeclaration({ name: "lookup" })],
+        tools: [search],
+      }),
       { input: ChatTurnInput },
     );
-    expect(() => unlocked.build(undefined, turn({ text: "Hi", tools: { lookup: "required" } }), "scripted")).toThrow(/requires the tool "lookup"/);
+    expect(() => unlocked.build(undefined, turn({ text: "Hi", tools: { lookup: "required" } }), "scripted")).toThrow(
+      /requires the tool "lookup"/,
+    );
     expect(() => unlocked.build(undefined, turn({ text: "Hi", tools: { lookup: "auto" } }), "scripted")).not.toThrow();
   });
 
   it("refuses a state that a custom toolStates gives and that is no ToolState", () => {
-    const custom = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], toolStates: () => ({ search: "always" as never }) }));
+    const custom = new ReActAgent(
+      new ReActConfig({ model, prompt: PROMPT, tools: [search], toolStates: () => ({ search: "always" as never }) }),
+    );
     expect(() => custom.build(undefined, Text.parse("Hi"), "scripted")).toThrow(/"always"/);
   });
 });
@@ -164,7 +221,9 @@ describe("ReActAgent: a PromptFile's tool texts", () => {
   );
 
   it("are checked for every model when the agent is made: a text for a tool not in tools, or an argument the model does not write", () => {
-    expect(() => new ReActAgent(new ReActConfig({ model, prompt: file, tools: [lookup] }))).toThrow(/tool "search", which the agent does not have/);
+    expect(() => new ReActAgent(new ReActConfig({ model, prompt: file, tools: [lookup] }))).toThrow(
+      /tool "search", which the agent does not have/,
+    );
     expect(() => new ReActAgent(new ReActConfig({ model, prompt: file, tools: [search] }))).toThrow(PromptFileError);
   });
 
@@ -177,7 +236,14 @@ describe("ReActAgent: a PromptFile's tool texts", () => {
 
 describe("elementsThenText as the default", () => {
   it("is what a config keeps when it names it itself", () => {
-    expect(new ReActConfig({ model, prompt: PROMPT, renderInput: elementsThenText }).keepsDefault("renderInput")).toBe(true);
-    expect(() => new ReActAgent(new ReActConfig({ model, prompt: PROMPT, renderInput: elementsThenText }), { input: z.strictObject({ q: z.string(), tools: z.record(z.string(), z.string()) }) })).toThrow(ValueError);
+    expect(new ReActConfig({ model, prompt: PROMPT, renderInput: elementsThenText }).keepsDefault("renderInput")).toBe(
+      true,
+    );
+    expect(
+      () =>
+        new ReActAgent(new ReActConfig({ model, prompt: PROMPT, renderInput: elementsThenText }), {
+          input: z.strictObject({ q: z.string(), tools: z.record(z.string(), z.string()) }),
+        }),
+    ).toThrow(ValueError);
   });
 });

@@ -14,7 +14,9 @@ function searching(...queries: string[]) {
 
 // A model that calls the search tool whenever it is offered one, and answers only when it is offered none.
 function neverStops(): FunctionModel {
-  return new FunctionModel((request, call) => (request.tools.length > 0 ? searching(`query ${call.index + 1}`) : "Done."));
+  return new FunctionModel((request, call) =>
+    request.tools.length > 0 ? searching(`query ${call.index + 1}`) : "Done.",
+  );
 }
 
 const toolCounts = (model: FunctionModel | ScriptedModel) => model.requests.map((request) => request.tools.length);
@@ -22,7 +24,10 @@ const toolCounts = (model: FunctionModel | ScriptedModel) => model.requests.map(
 describe("the budget of a ReAct turn, past the cap", () => {
   it("stops a model that never stops calling tools after passes + toolRoundsAfterCap + 1 calls, with the defaults", async () => {
     // Outputs 1 to 11 call the tool; call 12 offers no tools, so the 12th output of the script is the answer.
-    const model = new ScriptedModel([...Array.from({ length: 11 }, (_, index) => searching(`query ${index + 1}`)), "I found nothing."]);
+    const model = new ScriptedModel([
+      ...Array.from({ length: 11 }, (_, index) => searching(`query ${index + 1}`)),
+      "I found nothing.",
+    ]);
     const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search] }));
     const { trace } = await runTurn(agent, "When does the library open?");
 
@@ -37,34 +42,52 @@ describe("the budget of a ReAct turn, past the cap", () => {
       FINISH_DIRECTIVE,
     ]);
     // The model reads the directive as the result of its 11th call.
-    expect(model.requests[11]!.messages.at(-1)).toEqual({ role: "tool", toolCallId: results[10]!.callId, content: FINISH_DIRECTIVE });
+    expect(model.requests[11]!.messages.at(-1)).toEqual({
+      role: "tool",
+      toolCallId: results[10]!.callId,
+      content: FINISH_DIRECTIVE,
+    });
     expect(trace.byType(ModelOutput).at(-1)!.content).toBe("I found nothing.");
   });
 
   it("stops a model that calls a tool whenever it is offered one, with other passes and tool rounds after the cap", async () => {
     const model = neverStops();
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 3, toolRoundsAfterCap: 2 }));
+    const agent = new ReActAgent(
+      new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 3, toolRoundsAfterCap: 2 }),
+    );
     const { trace } = await runTurn(agent, "When does the library open?", { model: "function" });
 
     expect(toolCounts(model)).toEqual([1, 1, 1, 1, 1, 0]);
     expect(trace.byType(ToolOutput).map((result) => result.text)).toEqual([
-      'Nothing found for "query 1".', 'Nothing found for "query 2".', 'Nothing found for "query 3".', FINISH_DIRECTIVE, FINISH_DIRECTIVE,
+      'Nothing found for "query 1".',
+      'Nothing found for "query 2".',
+      'Nothing found for "query 3".',
+      FINISH_DIRECTIVE,
+      FINISH_DIRECTIVE,
     ]);
     expect(trace.byType(ModelOutput).at(-1)!.content).toBe("Done.");
   });
 
   it("ends the turn after the directives when a model calls tools even though none were offered", async () => {
     const model = new FunctionModel((_request, call) => searching(`query ${call.index + 1}`));
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 1 }));
+    const agent = new ReActAgent(
+      new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 1 }),
+    );
     const { trace } = await runTurn(agent, "Hi", { model: "function" });
     expect(toolCounts(model)).toEqual([1, 1, 0]);
-    expect(trace.byType(ToolOutput).map((result) => result.text)).toEqual(['Nothing found for "query 1".', FINISH_DIRECTIVE, FINISH_DIRECTIVE]);
+    expect(trace.byType(ToolOutput).map((result) => result.text)).toEqual([
+      'Nothing found for "query 1".',
+      FINISH_DIRECTIVE,
+      FINISH_DIRECTIVE,
+    ]);
     expect(trace.events.at(-1)).toMatchObject({ type: "tool-output", text: FINISH_DIRECTIVE });
   });
 
   it("withdraws the tools right after the cap when toolRoundsAfterCap is 0", async () => {
     const model = neverStops();
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 2, toolRoundsAfterCap: 0 }));
+    const agent = new ReActAgent(
+      new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 2, toolRoundsAfterCap: 0 }),
+    );
     const { trace } = await runTurn(agent, "Hi", { model: "function" });
     expect(toolCounts(model)).toEqual([1, 1, 0]);
     expect(trace.byType(ToolOutput).map((result) => result.text)).not.toContain(FINISH_DIRECTIVE);
@@ -74,13 +97,19 @@ describe("the budget of a ReAct turn, past the cap", () => {
     const model = new ScriptedModel([searching("a"), searching("b", "c"), "Done."]);
     const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1 }));
     const { trace } = await runTurn(agent, "Hi");
-    expect(trace.byType(ToolOutput).map((result) => result.text)).toEqual(['Nothing found for "a".', FINISH_DIRECTIVE, FINISH_DIRECTIVE]);
+    expect(trace.byType(ToolOutput).map((result) => result.text)).toEqual([
+      'Nothing found for "a".',
+      FINISH_DIRECTIVE,
+      FINISH_DIRECTIVE,
+    ]);
     expect(toolCounts(model)).toEqual([1, 1, 0]);
   });
 
   it("counts the passes of each turn on its own", async () => {
     const model = neverStops();
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 0 }));
+    const agent = new ReActAgent(
+      new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 0 }),
+    );
     const { thread } = await runTurn(agent, "Hi", { model: "function" });
     await thread.send(Input({ payload: "And tomorrow?", model: "function" }));
     expect(toolCounts(model)).toEqual([1, 0, 1, 0]);
@@ -90,7 +119,9 @@ describe("the budget of a ReAct turn, past the cap", () => {
 describe("resetsOnAnswer", () => {
   async function answeredTurn(resetsOnAnswer: boolean): Promise<FunctionModel> {
     const model = neverStops();
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 0, resetsOnAnswer }));
+    const agent = new ReActAgent(
+      new ReActConfig({ model, prompt: PROMPT, tools: [search], passes: 1, toolRoundsAfterCap: 0, resetsOnAnswer }),
+    );
     const { thread, catalog } = await runTurn(agent, "Find the opening hours.", { model: "function" });
     // The agent asked the user a question and the user answered: the turn goes on from the answer.
     await catalog.store.append(thread.id, [

@@ -6,7 +6,14 @@ import { ScriptedModel } from "../../../src/testing/index.js";
 import { ModelLimits, Tokens } from "../../../src/toolkit/context/limits.js";
 import { MessageBuilder } from "../../../src/toolkit/context/message-builder.js";
 import {
-  ChatTurnInput, PromptFile, PromptFileError, REACT_DEFAULTS, ReActConfig, ToolDeclaration, elementsThenText, type ContextStrategy,
+  ChatTurnInput,
+  PromptFile,
+  PromptFileError,
+  REACT_DEFAULTS,
+  ReActConfig,
+  ToolDeclaration,
+  elementsThenText,
+  type ContextStrategy,
 } from "../../../src/toolkit/index.js";
 import { lookup, search } from "../../fixtures/react-turn.js";
 
@@ -51,11 +58,23 @@ describe("ReActConfig defaults", () => {
   });
 
   it("allows 10 passes and 1 tool round after the cap, counts over the whole turn, and does not repeat calls", () => {
-    expect([config.passes, config.toolRoundsAfterCap, config.resetsOnAnswer, config.repeats]).toEqual([10, 1, false, false]);
+    expect([config.passes, config.toolRoundsAfterCap, config.resetsOnAnswer, config.repeats]).toEqual([
+      10,
+      1,
+      false,
+      false,
+    ]);
   });
 
   it("keeps its defaults in REACT_DEFAULTS", () => {
-    expect(REACT_DEFAULTS).toMatchObject({ passes: 10, toolRoundsAfterCap: 1, resetsOnAnswer: false, repeats: false, citations: null, declared: null });
+    expect(REACT_DEFAULTS).toMatchObject({
+      passes: 10,
+      toolRoundsAfterCap: 1,
+      resetsOnAnswer: false,
+      repeats: false,
+      citations: null,
+      declared: null,
+    });
     expect(Object.isFrozen(REACT_DEFAULTS)).toBe(true);
   });
 
@@ -63,10 +82,25 @@ describe("ReActConfig defaults", () => {
     const limits = new ModelLimits({ window: new Tokens(128_000) });
     const states = () => ({});
     const given = new ReActConfig({
-      model, prompt: PROMPT, limits, citations: BRACKETS, tools: [search], toolStates: states,
-      passes: 3, toolRoundsAfterCap: 0, resetsOnAnswer: true, repeats: true,
+      model,
+      prompt: PROMPT,
+      limits,
+      citations: BRACKETS,
+      tools: [search],
+      toolStates: states,
+      passes: 3,
+      toolRoundsAfterCap: 0,
+      resetsOnAnswer: true,
+      repeats: true,
     });
-    expect(given).toMatchObject({ limits, citations: BRACKETS, passes: 3, toolRoundsAfterCap: 0, resetsOnAnswer: true, repeats: true });
+    expect(given).toMatchObject({
+      limits,
+      citations: BRACKETS,
+      passes: 3,
+      toolRoundsAfterCap: 0,
+      resetsOnAnswer: true,
+      repeats: true,
+    });
     expect(given.toolStates).toBe(states);
     expect(given.keepsDefault("toolStates")).toBe(false);
   });
@@ -75,7 +109,9 @@ describe("ReActConfig defaults", () => {
 describe("ReActConfig declarations", () => {
   it("declares each supplied tool with the state auto when declared is null", () => {
     const config = new ReActConfig({ model, prompt: PROMPT, tools: [search, lookup] });
-    expect(config.declarations.map((declaration) => [declaration.name, declaration.default, declaration.locked])).toEqual([
+    expect(
+      config.declarations.map((declaration) => [declaration.name, declaration.default, declaration.locked]),
+    ).toEqual([
       ["search", "auto", false],
       ["lookup", "auto", false],
     ]);
@@ -98,7 +134,9 @@ describe("ReActConfig errors", () => {
 
   it("refuses two declarations that share a name", () => {
     const declared = [new ToolDeclaration({ name: "search" }), new ToolDeclaration({ name: "search", default: "off" })];
-    expect(() => new ReActConfig({ model, prompt: PROMPT, declared })).toThrow(/Two declarations share the name "search"/);
+    expect(() => new ReActConfig({ model, prompt: PROMPT, declared })).toThrow(
+      /Two declarations share the name "search"/,
+    );
   });
 
   it("refuses tools that hold a tool twice", () => {
@@ -107,14 +145,20 @@ describe("ReActConfig errors", () => {
 
   it("refuses a supplied tool that is not declared", () => {
     const declared = [new ToolDeclaration({ name: "search" })];
-    expect(() => new ReActConfig({ model, prompt: PROMPT, declared, tools: [search, lookup] })).toThrow(/"lookup", which is not declared/);
+    expect(() => new ReActConfig({ model, prompt: PROMPT, declared, tools: [search, lookup] })).toThrow(
+      /"lookup", which is not declared/,
+    );
   });
 
   it("refuses a supplied or declared tool with the name of a tool that the context adds", () => {
     const context = addingContext(lookup);
     expect(() => new ReActConfig({ model, prompt: PROMPT, context, tools: [lookup] })).toThrow(/the context adds/);
-    expect(() => new ReActConfig({ model, prompt: PROMPT, context, declared: [new ToolDeclaration({ name: "lookup" })] })).toThrow(ValueError);
-    expect(new ReActConfig({ model, prompt: PROMPT, context, tools: [search] }).declarations.map((d) => d.name)).toEqual(["search"]);
+    expect(
+      () => new ReActConfig({ model, prompt: PROMPT, context, declared: [new ToolDeclaration({ name: "lookup" })] }),
+    ).toThrow(ValueError);
+    expect(
+      new ReActConfig({ model, prompt: PROMPT, context, tools: [search] }).declarations.map((d) => d.name),
+    ).toEqual(["search"]);
   });
 
   it("refuses settings of the wrong kind", () => {
@@ -133,7 +177,13 @@ describe("ReActConfig errors", () => {
 
   it("refuses a PromptFile whose model layer replaces a block with one that reads another variable", () => {
     const file = PromptFile.parse(
-      ["system: '{% block role %}You help.{% endblock %}'", "models:", "  - endpoints: [small]", "    blocks:", "      role: 'You help {{ user }}.'"].join("\n"),
+      [
+        "system: '{% block role %}You help.{% endblock %}'",
+        "models:",
+        "  - endpoints: [small]",
+        "    blocks:",
+        "      role: 'You help {{ user }}.'",
+      ].join("\n"),
     );
     expect(() => new ReActConfig({ model, prompt: file })).toThrow(/block "role"/);
   });

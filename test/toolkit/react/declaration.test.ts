@@ -26,13 +26,20 @@ describe("ToolDeclaration", () => {
   });
 
   it("writes the tool's name in place of each {tool} of its own instruction", () => {
-    const declaration = new ToolDeclaration({ name: "search", requiredToolInstruction: "Call {tool} first; {tool} knows the town. Keep {braces: 1} as they are." });
+    const declaration = new ToolDeclaration({
+      name: "search",
+      requiredToolInstruction: "Call {tool} first; {tool} knows the town. Keep {braces: 1} as they are.",
+    });
     expect(declaration.instruction).toBe("Call search first; search knows the town. Keep {braces: 1} as they are.");
   });
 
   it("refuses an instruction with a placeholder other than {tool}", () => {
-    expect(() => new ToolDeclaration({ name: "search", requiredToolInstruction: "Use {name} now." })).toThrow(ValueError);
-    expect(() => new ToolDeclaration({ name: "search", requiredToolInstruction: "Use {tool} for {}." })).toThrow(/\{\}/);
+    expect(() => new ToolDeclaration({ name: "search", requiredToolInstruction: "Use {name} now." })).toThrow(
+      ValueError,
+    );
+    expect(() => new ToolDeclaration({ name: "search", requiredToolInstruction: "Use {tool} for {}." })).toThrow(
+      /\{\}/,
+    );
   });
 
   it("refuses an empty name and a default that is no ToolState", () => {

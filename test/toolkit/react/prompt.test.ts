@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { Failure } from "../../../src/domain/events.js";
 import { BRACKETS } from "../../../src/runtime/citations.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
-import { ChatTurnInput, PromptFile, PromptFileError, ReActAgent, ReActConfig, promptTemplate } from "../../../src/toolkit/index.js";
+import {
+  ChatTurnInput,
+  PromptFile,
+  PromptFileError,
+  ReActAgent,
+  ReActConfig,
+  promptTemplate,
+} from "../../../src/toolkit/index.js";
 import { openTurn, runTurn, search } from "../../fixtures/react-turn.js";
 
 const systemOf = (model: ScriptedModel, call = 0) => model.requests[call]!.messages[0];
@@ -21,7 +28,9 @@ describe("the system prompt of a ReAct turn", () => {
       seen.push(citation);
       return `Answer "${turn.text}". Cite like ${citation ?? "nothing"}.`;
     };
-    await runTurn(new ReActAgent(new ReActConfig({ model, prompt, citations: BRACKETS }), { input: ChatTurnInput }), { text: "Hi" });
+    await runTurn(new ReActAgent(new ReActConfig({ model, prompt, citations: BRACKETS }), { input: ChatTurnInput }), {
+      text: "Hi",
+    });
     await runTurn(new ReActAgent(new ReActConfig({ model, prompt }), { input: ChatTurnInput }), { text: "Hey" });
     expect(seen).toEqual(["[1]", null]);
     expect(systemOf(model, 0)!.content).toBe('Answer "Hi". Cite like [1].');
@@ -30,7 +39,10 @@ describe("the system prompt of a ReAct turn", () => {
 
   it("fills promptTemplate's {context} from a ChatTurnInput", async () => {
     const model = new ScriptedModel(["Hello."]);
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: promptTemplate("You help. {context}"), citations: BRACKETS }), { input: ChatTurnInput });
+    const agent = new ReActAgent(
+      new ReActConfig({ model, prompt: promptTemplate("You help. {context}"), citations: BRACKETS }),
+      { input: ChatTurnInput },
+    );
     await runTurn(agent, { text: "Hi", context: " The user lives in Delft. " });
     expect(systemOf(model)!.content).toBe("You help. The user lives in Delft.");
   });
@@ -52,7 +64,11 @@ describe("a PromptFile as the prompt of a ReAct turn", () => {
 
   it("gives the base texts to a model that no layer names: the template rendered with only citation, and its tool texts", async () => {
     const model = new ScriptedModel(["Hello."]);
-    await runTurn(new ReActAgent(new ReActConfig({ model, prompt: file, tools: [search], citations: BRACKETS })), "Hi", { model: "large" });
+    await runTurn(
+      new ReActAgent(new ReActConfig({ model, prompt: file, tools: [search], citations: BRACKETS })),
+      "Hi",
+      { model: "large" },
+    );
     expect(systemOf(model)!.content).toBe("You help. Cite like [1].");
     const def = model.requests[0]!.tools[0]!;
     expect(def.description).toBe("Search the town's documents.");

@@ -18,7 +18,12 @@ export function appendConformance(open: OpenStore): void {
       const first = await store.append(thread, [event({ n: 1 }), event({ n: 2 })]);
       const side = await store.append(thread, [event({ n: 3 }, "task-1")]);
       const last = await store.append(thread, [event({ n: 4 })]);
-      expect([...first, ...side, ...last].map((stored) => [stored.stream, stored.seq])).toEqual([["main", 0], ["main", 1], ["task-1", 0], ["main", 2]]);
+      expect([...first, ...side, ...last].map((stored) => [stored.stream, stored.seq])).toEqual([
+        ["main", 0],
+        ["main", 1],
+        ["task-1", 0],
+        ["main", 2],
+      ]);
       for (const stored of [...first, ...side, ...last]) {
         expect(stored.ts).toMatch(ISO);
         expect(new Date(stored.ts!).toISOString()).toBe(stored.ts);
@@ -33,10 +38,27 @@ export function appendConformance(open: OpenStore): void {
       fixture = await open();
       const { store } = fixture;
       const thread = threadId();
-      const payload = { text: "naïve 🙂 \u0000 \"quoted\"", nested: { list: [1, 2.5, null, true], empty: {} }, dropped: undefined, when: new Date(0) };
-      const [stored] = await store.append(thread, [{ ...event(payload), origin: "model-node", version: "1.2.3", actor: "model" }]);
-      expect(stored!.payload).toEqual({ text: "naïve 🙂 \u0000 \"quoted\"", nested: { list: [1, 2.5, null, true], empty: {} }, when: "1970-01-01T00:00:00.000Z" });
-      expect(stored).toMatchObject({ type: "note", stream: "main", actor: "model", origin: "model-node", version: "1.2.3" });
+      const payload = {
+        text: 'naïve 🙂 \u0000 "quoted"',
+        nested: { list: [1, 2.5, null, true], empty: {} },
+        dropped: undefined,
+        when: new Date(0),
+      };
+      const [stored] = await store.append(thread, [
+        { ...event(payload), origin: "model-node", version: "1.2.3", actor: "model" },
+      ]);
+      expect(stored!.payload).toEqual({
+        text: 'naïve 🙂 \u0000 "quoted"',
+        nested: { list: [1, 2.5, null, true], empty: {} },
+        when: "1970-01-01T00:00:00.000Z",
+      });
+      expect(stored).toMatchObject({
+        type: "note",
+        stream: "main",
+        actor: "model",
+        origin: "model-node",
+        version: "1.2.3",
+      });
       payload.nested.list.push(99);
       const [entry] = await collect(store.read(thread));
       expect(entry!.event).toEqual(stored);
@@ -50,8 +72,12 @@ export function appendConformance(open: OpenStore): void {
       await store.append(thread, events(1, 0, "side"));
       const refused = store.append(thread, events(3, 10), { expected: { main: 1 } });
       await expect(refused).rejects.toBeInstanceOf(StreamMovedError);
-      await expect(store.append(thread, events(1, 10), { expected: { main: 2, side: 0 } })).rejects.toThrow(/Stream "side".*has 1 events.*expected 0/);
-      await expect(store.append(thread, events(1, 10), { expected: { other: 1 } })).rejects.toBeInstanceOf(StreamMovedError);
+      await expect(store.append(thread, events(1, 10), { expected: { main: 2, side: 0 } })).rejects.toThrow(
+        /Stream "side".*has 1 events.*expected 0/,
+      );
+      await expect(store.append(thread, events(1, 10), { expected: { other: 1 } })).rejects.toBeInstanceOf(
+        StreamMovedError,
+      );
       expect(await collect(store.read(thread))).toHaveLength(3);
       const landed = await store.append(thread, events(1, 20), { expected: { main: 2, other: 0 } });
       expect(landed[0]!.seq).toBe(2);
@@ -103,7 +129,9 @@ export function appendConformance(open: OpenStore): void {
       expect(backwards.map((entry) => entry.position)).toEqual(forwards.map((entry) => entry.position).reverse());
       expect(backwards.map((entry) => entry.event)).toEqual(forwards.map((entry) => entry.event).reverse());
       const past = await collect(store.read(thread, { after: 9_990 }));
-      expect(past.map((entry) => entry.position)).toEqual([9991, 9992, 9993, 9994, 9995, 9996, 9997, 9998, 9999, 10000]);
+      expect(past.map((entry) => entry.position)).toEqual([
+        9991, 9992, 9993, 9994, 9995, 9996, 9997, 9998, 9999, 10000,
+      ]);
       // Only what the reader asked for was fetched: once the thread is gone, a paused reader gets at most the rest of a page.
       const reader = store.readBackwards(thread)[Symbol.asyncIterator]();
       expect((await reader.next()).value?.position).toBe(10_000);

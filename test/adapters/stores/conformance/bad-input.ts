@@ -17,8 +17,12 @@ export function badInputConformance(open: OpenStore): void {
       const { store } = fixture;
       const thread = threadId();
       const [stored] = await store.append(thread, events(1));
-      await expect(store.append(thread, [event({ i: 1 }), stored!, event({ i: 2 })])).rejects.toBeInstanceOf(SealedEventError);
-      await expect(store.append(thread, [event({ i: 1 }), { ...event(), ts: "2024-01-01T00:00:00.000Z" }])).rejects.toThrow(/sealed already/);
+      await expect(store.append(thread, [event({ i: 1 }), stored!, event({ i: 2 })])).rejects.toBeInstanceOf(
+        SealedEventError,
+      );
+      await expect(
+        store.append(thread, [event({ i: 1 }), { ...event(), ts: "2024-01-01T00:00:00.000Z" }]),
+      ).rejects.toThrow(/sealed already/);
       await expect(store.append(threadId(), [{ ...event(), seq: 0 }])).rejects.toBeInstanceOf(SealedEventError);
       expect(await collect(store.read(thread))).toEqual([{ position: 1, event: stored }]);
       expect((await store.threads({ limit: 10 })).map(([id]) => id)).toEqual([thread]);
@@ -30,7 +34,9 @@ export function badInputConformance(open: OpenStore): void {
       const thread = threadId();
       const cycle: Record<string, unknown> = { name: "loop" };
       cycle.self = cycle;
-      await expect(store.append(thread, [event({ ok: 1 }), event({ count: 10n })])).rejects.toThrow(/Event 1 \(type "note"\).*not JSON-serialisable.*BigInt/);
+      await expect(store.append(thread, [event({ ok: 1 }), event({ count: 10n })])).rejects.toThrow(
+        /Event 1 \(type "note"\).*not JSON-serialisable.*BigInt/,
+      );
       await expect(store.append(thread, [event({ ok: 1 }), event(cycle)])).rejects.toThrow(ValueError);
       await expect(store.append(thread, [event({ ok: 1 }), event(cycle)])).rejects.toThrow(/circular/i);
       expect(await collect(store.read(thread))).toEqual([]);

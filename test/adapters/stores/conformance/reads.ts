@@ -86,7 +86,9 @@ export function readConformance(open: OpenStore): void {
       await expect(store.load(thread, [first!, { ...second!, seq: null }])).rejects.toBeInstanceOf(ValueError);
       await expect(store.load(thread, [first!, { ...third!, seq: 2 }])).rejects.toThrow(/seq 2.*next seq is 1/);
       await expect(store.load(thread, [{ ...first!, ts: "not a time" }])).rejects.toBeInstanceOf(ValueError);
-      await expect(store.load(thread, [first!, { ...second!, payload: { big: 1n } as never }])).rejects.toThrow(/JSON-serialisable/);
+      await expect(store.load(thread, [first!, { ...second!, payload: { big: 1n } as never }])).rejects.toThrow(
+        /JSON-serialisable/,
+      );
       expect(await collect(store.read(thread))).toEqual(before);
     });
 

@@ -26,7 +26,16 @@ export function threadId(label = "thread"): string {
 
 /** An unsealed event of a type the store does not know (it never reads types). */
 export function event(payload: Record<string, unknown> = {}, stream = "main"): StoredEvent {
-  return { type: "note", stream, actor: "system", origin: null, payload: payload as StoredEvent["payload"], seq: null, ts: null, version: null };
+  return {
+    type: "note",
+    stream,
+    actor: "system",
+    origin: null,
+    payload: payload as StoredEvent["payload"],
+    seq: null,
+    ts: null,
+    version: null,
+  };
 }
 
 /** `count` unsealed events numbered from `from` in their payload's `i`. */
@@ -102,7 +111,8 @@ export class Follower {
       })(),
       `a follower seeing ${count} entries (it saw ${this.entries.length})`,
     );
-    if (this.entries.length < count) throw new Error(`The follow ended after ${this.entries.length} of ${count} entries.`);
+    if (this.entries.length < count)
+      throw new Error(`The follow ended after ${this.entries.length} of ${count} entries.`);
   }
 
   /** Wait until the read ends by itself. */

@@ -4,7 +4,10 @@ import type { StoredEvent } from "../../../../src/domain/stored.js";
 import { event, events, type OpenStore, type StoreFixture } from "./support.js";
 
 function first(ts: string, label: string): StoredEvent[] {
-  return [{ ...event({ label }), seq: 0, ts }, { ...event({ label: `${label}-2` }), seq: 1, ts: "2030-01-01T00:00:00.000Z" }];
+  return [
+    { ...event({ label }), seq: 0, ts },
+    { ...event({ label: `${label}-2` }), seq: 1, ts: "2030-01-01T00:00:00.000Z" },
+  ];
 }
 
 /** The threads part of the suite. */
