@@ -106,7 +106,7 @@ async function registerOrWarn(address: string, namespace: string): Promise<void>
   try {
     await registerSearchAttributes(connection, namespace);
   } catch (error) {
-    if (!(error instanceof SearchAttributeRegistrationError)) throw error;
+    if (!SearchAttributeRegistrationError.isInstance(error)) throw error;
     console.warn(
       `soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`,
     );

@@ -28,7 +28,7 @@ export async function failTurn(access: TurnAccess, argument: FailTurnArgument): 
         return { seq: recorded.seq };
       } catch (cause) {
         // Another runner took the thread: the turn is no longer this workflow's to write.
-        if (cause instanceof LeaseExpiredError) return { seq: null };
+        if (LeaseExpiredError.isInstance(cause)) return { seq: null };
         throw cause;
       }
     } finally {

@@ -23,7 +23,7 @@ const PASSING_CODES = new Set([
 /** The failure Temporal gets for an activity's error. */
 export function activityFailure(error: unknown): Error {
   if (error instanceof ApplicationFailure || error instanceof CancelledFailure) return error;
-  if (error instanceof TransientError) {
+  if (TransientError.isInstance(error)) {
     return ApplicationFailure.create({
       type: error.name,
       message: error.message,
@@ -31,7 +31,7 @@ export function activityFailure(error: unknown): Error {
       nextRetryDelay: error.retryAfter === null ? undefined : Math.max(1, error.retryAfter) * 1000,
     });
   }
-  if (error instanceof LeaseHeldError) {
+  if (LeaseHeldError.isInstance(error)) {
     const expiresAt = Number(error.details.expiresAt);
     const wait = Number.isFinite(expiresAt) ? Math.max(1000, expiresAt - Date.now()) : undefined;
     return ApplicationFailure.create({

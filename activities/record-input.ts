@@ -36,7 +36,7 @@ export async function recordInput(access: TurnAccess, argument: RecordInputArgum
         const [stored] = await append(recorderOf(access, argument), [event], trace, argument.stream);
         return { seq: stored!.seq!, skipped: false };
       } catch (error) {
-        if (!(error instanceof StreamMovedError)) throw error;
+        if (!StreamMovedError.isInstance(error)) throw error;
       }
     }
     const again = (await traceOf(access, argument)).stream(argument.stream);

@@ -12,7 +12,21 @@ export interface SoevErrorOptions {
   details?: Record<string, unknown>;
 }
 
-/** The base of every soev-agents error: `name` is the class name, `cause` and `details` are kept. */
+/** The prefix of the `Symbol.for` key that marks an error as an instance of one soev-agents error class. */
+const MARKER_PREFIX = "soev-agents.error.";
+
+/** The global symbol that marks instances of the class named `name`, the same in every copy of the package. */
+function markerOf(name: string): symbol {
+  return Symbol.for(MARKER_PREFIX + name);
+}
+
+/**
+ * The base of every soev-agents error: `name` is the class name, `cause` and `details` are kept.
+ *
+ * Each instance carries a `Symbol.for` marker of its class and of every class above it, so
+ * `TransientError.isInstance(error)` holds for an error made by another copy of the package, where
+ * `instanceof` fails (two versions installed side by side, or a bundle next to node_modules).
+ */
 export abstract class SoevError extends Error {
   /** Whose fault the error is. */
   abstract readonly fault: Fault;
@@ -25,6 +39,20 @@ export abstract class SoevError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.details = options.details ?? {};
+    for (let type: unknown = new.target; typeof type === "function" && type !== Error;) {
+      Object.defineProperty(this, markerOf(type.name), { value: true });
+      type = Object.getPrototypeOf(type);
+    }
+  }
+
+  /**
+   * Whether `error` is an instance of this class (or of a subclass), by its marker: true for an error of
+   * another copy of the package too. `TransientError.isInstance(error)` narrows like `instanceof`.
+   */
+  static isInstance<T>(this: abstract new (...args: any[]) => T, error: unknown): error is T {
+    return (
+      typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[markerOf(this.name)] === true
+    );
   }
 }
 

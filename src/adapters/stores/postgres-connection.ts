@@ -70,7 +70,7 @@ export class PostgresConnection {
       return await work(client);
     } catch (error) {
       const failure = postgresFailure(error, this.schema);
-      broken = failure instanceof TransientError;
+      broken = TransientError.isInstance(failure);
       throw failure;
     } finally {
       // A connection that failed is discarded rather than handed to the next caller.

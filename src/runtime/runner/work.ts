@@ -59,7 +59,7 @@ export async function runWork(
       for (const event of recorded) safely(() => context.observer?.event?.(recorder.threadId, context.agent, event));
       return { recorded, skipped: false };
     } catch (error) {
-      if (!(error instanceof StreamMovedError)) throw error;
+      if (!StreamMovedError.isInstance(error)) throw error;
       trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
       if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
     }

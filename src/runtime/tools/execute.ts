@@ -58,7 +58,8 @@ export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallC
   try {
     output = await tool.invoke(parsed.data as Record<string, unknown>, context);
   } catch (error) {
-    if (error instanceof InvalidQueryError || error instanceof ResourceUnavailableError) return refused(error.message);
+    if (InvalidQueryError.isInstance(error) || ResourceUnavailableError.isInstance(error))
+      return refused(error.message);
     throw error;
   }
   if (!ToolOutput.is(output)) {

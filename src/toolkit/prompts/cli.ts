@@ -42,7 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(report(file, promptFile, model));
     return 0;
   } catch (error) {
-    if (!(error instanceof PromptFileError)) throw error;
+    if (!PromptFileError.isInstance(error)) throw error;
     process.stderr.write(`soev-prompts: ${error.message}\n`);
     return 2;
   }
