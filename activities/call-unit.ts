@@ -1,16 +1,31 @@
 /**
  * callModel, callTool and runStep: one unit of a node's work as one activity. The unit runs through runWork, the
  * local runner's code: it reads the trace, skips what is recorded, runs, and appends with `expected`, so
- * a retried or zombie attempt appends nothing twice. The attempt heartbeats while the call runs, so a
- * dead worker's attempt is retried on another worker after the heartbeat timeout.
+ * a retried or zombie attempt appends nothing twice. Then it says what comes next from the trace it
+ * appended to (no planning activity between units) and, where the turn's graph ended, closes the turn.
+ * The attempt heartbeats while the call runs, so a dead worker's attempt is retried on another worker
+ * after the heartbeat timeout.
  */
 import { Context } from "@temporalio/activity";
 import { Input, MAIN, ModelOutput } from "../src/domain/events.js";
 import { ValueError } from "../src/domain/errors.js";
 import { runWork } from "../src/runtime/runner/work.js";
-import type { WorkArgument, WorkDone, WorkUnit } from "../src/temporal/contract.js";
+import type { PlannedWork, TurnResult, WorkArgument, WorkDone, WorkUnit } from "../src/temporal/contract.js";
+import type { Trace } from "../src/domain/trace.js";
+import { turnSummary } from "./close-turn.js";
 import { reported } from "./failures.js";
-import { contextOf, graphOf, LEASE_SECONDS, recorderOf, renewLease, traceOf, type TurnAccess } from "./turn-access.js";
+import {
+  contextOf,
+  graphOf,
+  LEASE_SECONDS,
+  plannedWork,
+  recorderOf,
+  renewIfDue,
+  renewLease,
+  storeLease,
+  traceOf,
+  type TurnAccess,
+} from "./turn-access.js";
 
 /** The longest gap between two heartbeats, in milliseconds, whatever the heartbeat timeout. */
 const MOST_BETWEEN_HEARTBEATS = 5_000;
@@ -25,8 +40,9 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       throw new ValueError(
         `The ${kind} activity got a ${unit.kind} unit (${unit.summary}); the workflow schedules each kind on its own activity.`,
       );
-    await renewLease(access, argument.lease);
-    const stop = keepAlive(activity, access, argument);
+    const renewal = { at: await renewIfDue(access, argument.lease) };
+    const stop = keepAlive(activity, access, argument, renewal);
+    let result;
     try {
       const trace = await traceOf(access, argument);
       const graph = await graphOf(access, argument, trace);
@@ -41,36 +57,64 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
         );
       // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
       const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
-      const result = access.observer?.run
+      result = access.observer?.run
         ? await access.observer.run(argument.threadId, argument.agent, opening, run)
         : await run();
-      const output = result.recorded.find((event): event is ModelOutput => ModelOutput.is(event));
-      return {
-        skipped: result.skipped,
-        seqs: result.recorded.map((event) => event.seq ?? -1),
-        toolCalls: output?.toolCalls.length ?? 0,
-      };
     } finally {
       stop();
     }
+    const output = result.recorded.find((event): event is ModelOutput => ModelOutput.is(event));
+    const after = await traceOf(access, argument);
+    const next = await plannedWork(access, argument, after);
+    return {
+      skipped: result.skipped,
+      seqs: result.recorded.map((event) => event.seq ?? -1),
+      toolCalls: output?.toolCalls.length ?? 0,
+      next,
+      renewedAt: renewal.at,
+      result: await closedTurn(access, argument, next, after),
+    };
   }, signal);
 }
 
 /**
- * Heartbeat while the call runs (Temporal sends at most one per throttle interval), and renew the
- * turn's lease now and then. Returns the function that stops both.
+ * Close the turn when a unit on the turn's own stream finds its graph ended: give the lease up and
+ * summarise, so the workflow needs no closing activity. Null on a task's stream or while work remains.
  */
-function keepAlive(activity: Context, access: TurnAccess, argument: WorkArgument): () => void {
+export async function closedTurn(
+  access: TurnAccess,
+  argument: WorkArgument,
+  next: PlannedWork,
+  trace: Trace,
+): Promise<TurnResult | null> {
+  if (next.node !== null || argument.inputSeq == null) return null;
+  await access.catalog.store.release(storeLease(argument.lease));
+  return turnSummary({ ...argument, inputSeq: argument.inputSeq }, trace);
+}
+
+/**
+ * Heartbeat while the call runs (Temporal sends at most one per throttle interval), and renew the
+ * turn's lease once a third of its time has passed. Returns the function that stops both.
+ */
+function keepAlive(
+  activity: Context,
+  access: TurnAccess,
+  argument: WorkArgument,
+  renewal: { at: number | null },
+): () => void {
   const timeout = activity.info.heartbeatTimeoutMs;
   const every = Math.min(MOST_BETWEEN_HEARTBEATS, timeout ? Math.max(100, timeout / 3) : MOST_BETWEEN_HEARTBEATS);
-  let renewed = Date.now();
   activity.heartbeat();
   const timer = setInterval(() => {
     activity.heartbeat();
+    const renewed = renewal.at ?? argument.lease.renewedAt ?? 0;
     if (Date.now() - renewed < (LEASE_SECONDS * 1000) / 3) return;
-    renewed = Date.now();
+    const now = Date.now();
     // A failed renewal is not the call's failure: the append with the lease is what fences.
-    renewLease(access, argument.lease).catch(() => undefined);
+    renewLease(access, argument.lease).then(
+      () => (renewal.at = now),
+      () => undefined,
+    );
   }, every);
   return () => clearInterval(timer);
 }

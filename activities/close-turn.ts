@@ -6,48 +6,52 @@ import { Context } from "@temporalio/activity";
 import { ModelOutput, ToolOutput } from "../src/domain/events.js";
 import { inserted } from "../src/domain/trace.js";
 import { ValueError } from "../src/domain/errors.js";
+import type { Trace } from "../src/domain/trace.js";
 import { ANSWER_CHARACTERS, type CloseTurnArgument, type TurnResult } from "../src/temporal/contract.js";
 import { reported } from "./failures.js";
-import { traceOf, type TurnAccess } from "./turn-access.js";
+import { storeLease, traceOf, type TurnAccess } from "./turn-access.js";
 
 /** Release the lease and summarise the turn whose Input has seq `inputSeq`. */
 export async function closeTurn(access: TurnAccess, argument: CloseTurnArgument): Promise<TurnResult> {
   return reported(async () => {
-    await access.catalog.store.release(argument.lease);
-    const entries = (await traceOf(access, argument)).stream(argument.stream).entries.slice(argument.inputSeq);
-    if (entries.length === 0)
-      throw new ValueError(
-        `Thread "${argument.threadId}" has no input at seq ${argument.inputSeq} of stream "${argument.stream}".`,
-      );
-    const events = entries.map((entry) => entry.event);
-    const outputs = events.filter((event): event is ModelOutput => ModelOutput.is(event));
-    const answer = outputs.at(-1);
-    const written = answer
-      ? inserted(
-          answer.content,
-          answer.markers.map((marker) => [marker.at, marker.text] as const),
-        )
-      : "";
-    const citations = (answer?.markers ?? []).map((marker) => ({
-      marker: marker.text,
-      sources: marker.cited.map((number) => number.source),
-    }));
-    const sources = [
-      ...new Set(
-        citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null)),
-      ),
-    ];
-    return {
-      threadId: argument.threadId,
-      agent: argument.agent,
-      answer: written.slice(0, ANSWER_CHARACTERS),
-      truncated: written.length > ANSWER_CHARACTERS,
-      citations,
-      sources,
-      positions: { first: entries[0]!.position, last: entries.at(-1)!.position },
-      events: events.length,
-      modelCalls: outputs.length,
-      toolCalls: events.filter((event) => ToolOutput.is(event)).length,
-    };
+    await access.catalog.store.release(storeLease(argument.lease));
+    return turnSummary(argument, await traceOf(access, argument));
   }, Context.current().cancellationSignal);
+}
+
+/** The workflow's result for the turn whose Input has seq `inputSeq`, from the trace: a short summary. */
+export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: Trace): TurnResult {
+  const entries = trace.stream(argument.stream).entries.slice(argument.inputSeq);
+  if (entries.length === 0)
+    throw new ValueError(
+      `Thread "${argument.threadId}" has no input at seq ${argument.inputSeq} of stream "${argument.stream}".`,
+    );
+  const events = entries.map((entry) => entry.event);
+  const outputs = events.filter((event): event is ModelOutput => ModelOutput.is(event));
+  const answer = outputs.at(-1);
+  const written = answer
+    ? inserted(
+        answer.content,
+        answer.markers.map((marker) => [marker.at, marker.text] as const),
+      )
+    : "";
+  const citations = (answer?.markers ?? []).map((marker) => ({
+    marker: marker.text,
+    sources: marker.cited.map((number) => number.source),
+  }));
+  const sources = [
+    ...new Set(citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null))),
+  ];
+  return {
+    threadId: argument.threadId,
+    agent: argument.agent,
+    answer: written.slice(0, ANSWER_CHARACTERS),
+    truncated: written.length > ANSWER_CHARACTERS,
+    citations,
+    sources,
+    positions: { first: entries[0]!.position, last: entries.at(-1)!.position },
+    events: events.length,
+    modelCalls: outputs.length,
+    toolCalls: events.filter((event) => ToolOutput.is(event)).length,
+  };
 }

@@ -8,7 +8,7 @@ import { LeaseExpiredError } from "../src/ports/errors.js";
 import { recordFailure } from "../src/runtime/runner/work.js";
 import type { FailedTurn, FailTurnArgument } from "../src/temporal/contract.js";
 import { reported } from "./failures.js";
-import { recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
+import { recorderOf, storeLease, traceOf, type TurnAccess } from "./turn-access.js";
 
 /** Record the turn's Failure unless the turn holds one already, then release the lease. */
 export async function failTurn(access: TurnAccess, argument: FailTurnArgument): Promise<FailedTurn> {
@@ -32,7 +32,7 @@ export async function failTurn(access: TurnAccess, argument: FailTurnArgument): 
         throw cause;
       }
     } finally {
-      if (argument.release !== false) await access.catalog.store.release(argument.lease);
+      if (argument.release !== false) await access.catalog.store.release(storeLease(argument.lease));
     }
   }, Context.current().cancellationSignal);
 }

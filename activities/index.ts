@@ -11,7 +11,6 @@ import { closeTurn } from "./close-turn.js";
 import { failTurn } from "./fail-turn.js";
 import { nextWork } from "./next-work.js";
 import { openTurn } from "./open-turn.js";
-import { recordInput } from "./record-input.js";
 import { handBackTask, handOffTask } from "./task-parts.js";
 import type { TurnAccess } from "./turn-access.js";
 
@@ -28,7 +27,6 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
   const access: TurnAccess = { catalog: options.catalog, observer: options.observer ?? options.catalog.observer };
   return {
     openTurn: (argument) => openTurn(access, argument),
-    recordInput: (argument) => recordInput(access, argument),
     nextWork: (argument) => nextWork(access, argument),
     callModel: (argument) => callUnit(access, argument, "model"),
     callTool: (argument) => callUnit(access, argument, "tool"),

@@ -1,20 +1,39 @@
 /**
- * openTurn: check that the agent exists and that the thread is the agent's, take the thread's lease for
- * the turn, and read the stream's length: the Input of this turn goes there (its key, "an input by its turn").
+ * openTurn: check that the agent exists and that the thread is the agent's, take the thread's lease,
+ * record the turn's Input exactly once, and say what comes first. One activity, so a turn starts in one
+ * round trip.
+ *
+ * Exactly once: the lease's owner names the workflow run and the seq where its Input goes
+ * (`<owner>#<seq>`). Only the lease holder writes, so a retried attempt that finds its run's lease finds
+ * its Input at that seq, or the stream still ends there. (A retry that comes after the lease expired,
+ * LEASE_SECONDS, takes a new one: keep controlSeconds and the retry backoff well below it.)
  */
 import { Context } from "@temporalio/activity";
+import { Input } from "../src/domain/events.js";
+import { canonicalJson } from "../src/domain/json.js";
+import type { Trace } from "../src/domain/trace.js";
+import { StreamMovedError } from "../src/ports/errors.js";
+import type { Lease } from "../src/ports/store.js";
+import { accepted } from "../src/runtime/agent.js";
+import { checkGraph } from "../src/runtime/check.js";
+import { append } from "../src/runtime/runner/work.js";
 import type { OpenedTurn, OpenTurnArgument } from "../src/temporal/contract.js";
-import { ThreadAgentError } from "../src/temporal/errors.js";
+import { ThreadAgentError, ThreadMovedError } from "../src/temporal/errors.js";
 import { reported } from "./failures.js";
-import { LEASE_SECONDS, traceOf, type TurnAccess } from "./turn-access.js";
+import { LEASE_SECONDS, graphOf, plannedWork, recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
 
-/** Open a turn of a thread; a thread with no events is a new thread of the agent. */
+/** How often the open takes the lease again when a writer without it moved the stream in between. */
+const OPEN_TRIES = 3;
+
+/** Open a turn of a thread (a thread with no events is a new thread of the agent) and record its input. */
 export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): Promise<OpenedTurn> {
   return reported(async () => {
     const { catalog } = access;
-    catalog.agent(argument.agent);
-    const before = await traceOf(access, argument);
-    if (before.length > 0) {
+    const input = Input({ payload: argument.input.payload, model: argument.input.model, stream: argument.stream });
+    accepted(catalog.agent(argument.agent).input, input);
+    const event = catalog.opening(argument.agent, input);
+    let trace = await traceOf(access, argument);
+    if (trace.length > 0) {
       const owner = await catalog.agentOf(argument.threadId);
       if (owner !== argument.agent) {
         throw new ThreadAgentError(
@@ -22,17 +41,69 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
         );
       }
     }
-    // The owner is the workflow run: a retried attempt keeps the lease an earlier attempt took, rather
-    // than acquire again and fence it.
-    const held = await catalog.store.lease(argument.threadId);
-    const lease =
-      held?.owner === argument.owner
-        ? held
-        : await catalog.store.acquire(argument.threadId, { owner: argument.owner, ttl: LEASE_SECONDS });
-    const trace = await traceOf(access, argument);
+    const taken = await takeLease(access, argument, trace);
+    const { lease, seq } = taken;
+    trace = taken.trace;
+    let skipped = true;
+    if (trace.stream(argument.stream).length === seq) {
+      // Build the turn's graph first: a config that refuses the input (no model, an unbound tool) fails before any write.
+      const withInput = trace.with([{ position: trace.position + 1, event: { ...event, seq } }]);
+      checkGraph(await graphOf(access, argument, withInput));
+      try {
+        await append(recorderOf(access, { ...argument, lease }), [event], trace, argument.stream);
+        skipped = false;
+      } catch (error) {
+        if (!StreamMovedError.isInstance(error)) throw error;
+      }
+      trace = await traceOf(access, argument);
+    }
+    const found = trace.stream(argument.stream).events[seq];
+    if (!(found && Input.is(found) && sameInput(found, event))) {
+      throw new ThreadMovedError(
+        `Another writer recorded events on stream "${argument.stream}" of thread "${argument.threadId}" where this turn's input belonged (seq ${seq}). ` +
+          "Run each thread's turns through one runner; start the turn again.",
+      );
+    }
     return {
-      lease: { threadId: lease.threadId, owner: lease.owner, counter: lease.counter },
-      streamLength: trace.stream(argument.stream).length,
+      lease: { threadId: lease.threadId, owner: lease.owner, counter: lease.counter, renewedAt: Date.now() },
+      inputSeq: seq,
+      skipped,
+      next: await plannedWork(access, argument, trace),
     };
   }, Context.current().cancellationSignal);
+}
+
+/**
+ * The run's lease and the seq of its Input: the lease an earlier attempt of the run took, or a new one
+ * named for the stream's length. A writer without the lease that moves the stream between the read and
+ * the acquisition makes it take the lease again for the new length.
+ */
+async function takeLease(
+  access: TurnAccess,
+  argument: OpenTurnArgument,
+  read: Trace,
+): Promise<{ lease: Lease; seq: number; trace: Trace }> {
+  const { store } = access.catalog;
+  const prefix = `${argument.owner}#`;
+  const held = await store.lease(argument.threadId);
+  if (held?.owner.startsWith(prefix)) {
+    const seq = Number(held.owner.slice(prefix.length));
+    if (Number.isInteger(seq) && seq >= 0) return { lease: held, seq, trace: read };
+  }
+  let trace = read;
+  for (let tries = 1; ; tries++) {
+    const seq = trace.stream(argument.stream).length;
+    const lease = await store.acquire(argument.threadId, { owner: `${prefix}${seq}`, ttl: LEASE_SECONDS });
+    trace = await traceOf(access, argument);
+    if (trace.stream(argument.stream).length === seq || tries >= OPEN_TRIES) return { lease, seq, trace };
+    await store.release(lease);
+  }
+}
+
+function sameInput(found: Input, event: Input): boolean {
+  return (
+    found.origin === event.origin &&
+    found.model === event.model &&
+    canonicalJson(found.payload) === canonicalJson(event.payload)
+  );
 }

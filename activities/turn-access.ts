@@ -10,12 +10,15 @@ import type { Lease } from "../src/ports/store.js";
 import type { AgentCatalog } from "../src/runtime/catalog.js";
 import type { StepContext } from "../src/runtime/contracts.js";
 import type { Graph } from "../src/runtime/graph.js";
+import { checkGraph } from "../src/runtime/check.js";
+import { END } from "../src/runtime/graph.js";
+import { pendingNode } from "../src/runtime/runner/pending.js";
 import { readTrace } from "../src/runtime/runner/read.js";
 import { taskGraph } from "../src/runtime/runner/task.js";
 import type { Recorder } from "../src/runtime/runner/work.js";
-import type { TurnScope } from "../src/temporal/contract.js";
+import type { PlannedWork, TurnLease, TurnScope } from "../src/temporal/contract.js";
 
-/** How long the turn's lease lives between renewals, in seconds: each activity renews it. */
+/** How long the turn's lease lives between renewals, in seconds: renewed once a third of it has passed. */
 export const LEASE_SECONDS = 60;
 
 /** What the activities run with. */
@@ -31,7 +34,7 @@ export function recorderOf(access: TurnAccess, scope: Omit<TurnScope, "lease"> &
     store: catalog.store,
     types: catalog.types(scope.agent),
     threadId: scope.threadId,
-    lease: scope.lease,
+    lease: scope.lease && storeLease(scope.lease),
     version: catalog.version,
   };
 }
@@ -65,5 +68,40 @@ export function contextOf(access: TurnAccess, scope: Omit<TurnScope, "lease">): 
 
 /** Keep the turn's lease alive: it lets no other runner (a local one) take the thread while the turn runs. */
 export async function renewLease(access: TurnAccess, lease: Lease): Promise<void> {
-  await access.catalog.store.renew(lease, { ttl: LEASE_SECONDS });
+  await access.catalog.store.renew(storeLease(lease), { ttl: LEASE_SECONDS });
+}
+
+/**
+ * Renew the turn's lease when a third of its time has passed since the workflow last heard of a renewal;
+ * returns when it renewed, else null. Most activities so write nothing for the lease.
+ */
+export async function renewIfDue(access: TurnAccess, lease: TurnLease): Promise<number | null> {
+  if (Date.now() - (lease.renewedAt ?? 0) < (LEASE_SECONDS * 1000) / 3) return null;
+  const now = Date.now();
+  await renewLease(access, lease);
+  return now;
+}
+
+/** The lease as the store takes it: the workflow's bookkeeping left out. */
+export function storeLease(lease: Lease): Lease {
+  return { threadId: lease.threadId, owner: lease.owner, counter: lease.counter };
+}
+
+/**
+ * What comes next on the scope's stream, from the trace alone: the node with work now and its units (ids,
+ * names, short summaries; never the conversation), or no node when the stream's graph ended.
+ */
+export async function plannedWork(
+  access: TurnAccess,
+  scope: Omit<TurnScope, "lease">,
+  trace: Trace,
+): Promise<PlannedWork> {
+  const graph = await graphOf(access, scope, trace);
+  checkGraph(graph);
+  const context = { ...contextOf(access, scope), trace };
+  const streamLength = trace.stream(scope.stream).length;
+  const node = pendingNode(graph, context);
+  if (node === END) return { node: null, work: [], streamLength };
+  const work = graph.step(node).plan({ ...context, node });
+  return { node, work: work.map(({ key, kind, name, summary }) => ({ key, kind, name, summary })), streamLength };
 }

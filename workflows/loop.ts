@@ -1,7 +1,7 @@
 /**
- * The loop both workflows share: ask where the stream stands, run the node's units as activities (each
- * model and tool call its own, siblings in parallel, a task unit as a child workflow), until the graph
- * ends. Deterministic: every decision comes from an activity result.
+ * The loop both workflows share: run the node's units as activities (each model and tool call its own,
+ * siblings in parallel, a task unit as a child workflow), each returning what comes next, until the
+ * graph ends. Deterministic: every decision comes from an activity result.
  */
 import {
   ActivityFailure,
@@ -20,11 +20,14 @@ import {
   shortened,
   taskWorkflowIdOf,
   type TaskArgument,
+  type PlannedWork,
   type TaskResult,
   type TurnActivities,
   type TurnFailure,
+  type TurnResult,
   type TurnScope,
   type TurnSettings,
+  type WorkArgument,
   type WorkDone,
   type WorkUnit,
 } from "../src/temporal/contract.js";
@@ -69,33 +72,68 @@ export class StepFailed extends Error {
   }
 }
 
-/** Run the stream's graph until it ends. Returns the number of units run. Throws StepFailed when units fail. */
-export async function runGraph(calls: TurnCalls, scope: TurnScope): Promise<number> {
-  let previous: string | null = null;
-  let count = 0;
-  for (;;) {
-    const planned = await calls.activities.nextWork(scope);
-    if (planned.node === null) return count;
-    const node = planned.node;
-    setCurrentDetails(
-      `**${scope.agent}**, stream \`${scope.stream}\`, node \`${node}\`: ${planned.work.map((unit) => unit.summary).join("; ")}`,
-    );
-    const results = await Promise.allSettled(planned.work.map((unit) => runUnit(calls, scope, node, unit)));
-    const cancelled = results.find((result) => result.status === "rejected" && isCancellation(result.reason));
-    if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
-    const failures = results.flatMap((result, index) =>
-      result.status === "rejected" ? [failureOf(result.reason, node, planned.work[index]!)] : [],
-    );
-    if (failures.length > 0) throw new StepFailed(failures);
-    previous = checkProgress(previous, node, planned.work, results as PromiseFulfilledResult<WorkDone>[]);
-    count += planned.work.length;
-  }
+/** What running a stream's graph did: the units it ran, and the turn's summary when its last unit closed the turn. */
+export interface GraphRun {
+  units: number;
+  result: TurnResult | null;
 }
 
-/** One unit: a call as its activity (the UI summary names the model or the tool), a task as hand-off, child workflow, hand-back. */
-async function runUnit(calls: TurnCalls, scope: TurnScope, node: string, unit: WorkUnit): Promise<WorkDone> {
+/**
+ * Run the stream's graph from `first` until it ends. Each unit returns what comes next from the trace it
+ * appended to, so no planning activity runs between units. Units on the turn's own stream (`inputSeq`
+ * set) close the turn when the graph ends. Throws StepFailed when units fail.
+ */
+export async function runGraph(
+  calls: TurnCalls,
+  scope: TurnScope,
+  first: PlannedWork,
+  inputSeq: number | null,
+): Promise<GraphRun> {
+  let previous: string | null = null;
+  let count = 0;
+  let planned = first;
+  let lease = scope.lease;
+  let result: TurnResult | null = null;
+  while (planned.node !== null) {
+    const node = planned.node;
+    const work = planned.work;
+    setCurrentDetails(
+      `**${scope.agent}**, stream \`${scope.stream}\`, node \`${node}\`: ${work.map((unit) => unit.summary).join("; ")}`,
+    );
+    const current = { ...scope, lease };
+    const results = await Promise.allSettled(work.map((unit) => runUnit(calls, current, node, unit, inputSeq)));
+    const cancelled = results.find((outcome) => outcome.status === "rejected" && isCancellation(outcome.reason));
+    if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
+    const failures = results.flatMap((outcome, index) =>
+      outcome.status === "rejected" ? [failureOf(outcome.reason, node, work[index]!)] : [],
+    );
+    if (failures.length > 0) throw new StepFailed(failures);
+    const done = (results as PromiseFulfilledResult<WorkDone>[]).map((outcome) => outcome.value);
+    previous = checkProgress(previous, node, work, done);
+    count += work.length;
+    // The unit that saw the longest stream saw every sibling's events: its view of what comes next is the latest.
+    const latest = done.reduce((best, unit) => (unit.next.streamLength >= best.next.streamLength ? unit : best));
+    const renewedAt = Math.max(lease.renewedAt ?? 0, ...done.map((unit) => unit.renewedAt ?? 0));
+    lease = { ...lease, renewedAt };
+    planned = latest.next;
+    result = latest.result;
+  }
+  return { units: count, result };
+}
+
+/**
+ * One unit: a call as its activity (the UI summary names the model or the tool), a task as hand-off,
+ * child workflow, hand-back.
+ */
+async function runUnit(
+  calls: TurnCalls,
+  scope: TurnScope,
+  node: string,
+  unit: WorkUnit,
+  inputSeq: number | null,
+): Promise<WorkDone> {
   const { activities, units, control } = calls;
-  const argument = { ...scope, node, unit };
+  const argument: WorkArgument = { ...scope, node, unit, inputSeq };
   const summary = shortened(unit.summary, 120);
   if (unit.kind !== "task") {
     const call =
@@ -105,7 +143,13 @@ async function runUnit(calls: TurnCalls, scope: TurnScope, node: string, unit: W
   const handed = await activities.handOff.executeWithOptions({ ...control, summary: `hand off ${summary}` }, [
     argument,
   ]);
-  const task: TaskArgument = { ...scope, stream: handed.stream, inputSeq: handed.seq, settings: calls.settings };
+  const task: TaskArgument = {
+    ...scope,
+    stream: handed.stream,
+    inputSeq: handed.seq,
+    next: handed.next,
+    settings: calls.settings,
+  };
   await executeChild<(argument: TaskArgument) => Promise<TaskResult>>(TASK_WORKFLOW, {
     workflowId: taskWorkflowIdOf(scope.threadId, handed.stream),
     args: [task],
@@ -145,14 +189,9 @@ export function endingFailure(failure: TurnFailure): ApplicationFailure {
  * Refuse a node that plans the same work again after every unit found it recorded: the step's plan and
  * its `done` disagree, and the loop would never end.
  */
-function checkProgress(
-  previous: string | null,
-  node: string,
-  work: WorkUnit[],
-  results: PromiseFulfilledResult<WorkDone>[],
-): string {
+function checkProgress(previous: string | null, node: string, work: WorkUnit[], done: WorkDone[]): string {
   const signature = `${node}:${work.map((unit) => unit.key).join(",")}`;
-  if (signature === previous && results.every((result) => result.value.skipped)) {
+  if (signature === previous && done.every((unit) => unit.skipped)) {
     throw ApplicationFailure.create({
       type: "GraphError",
       message: `Node "${node}" planned work it had already recorded (${work.map((unit) => unit.summary).join("; ")}): its plan and its done disagree.`,

@@ -12,7 +12,9 @@ export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
   const calls = turnCalls({ ...DEFAULT_SETTINGS, ...argument.settings });
   const scope = { agent: argument.agent, threadId: argument.threadId, stream: argument.stream, lease: argument.lease };
   try {
-    return { stream: argument.stream, units: await runGraph(calls, scope) };
+    const first = argument.next ?? (await calls.activities.nextWork(scope));
+    const run = await runGraph(calls, scope, first, null);
+    return { stream: argument.stream, units: run.units };
   } catch (error) {
     const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];
     await CancellationScope.nonCancellable(() =>

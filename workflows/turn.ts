@@ -1,5 +1,6 @@
 /**
- * The turn workflow: record the input, then run the graph node by node as activities until it ends.
+ * The turn workflow: open the turn (lease and input, one activity), then run the graph node by node as
+ * activities until it ends; the last unit closes the turn.
  * Deterministic: every decision comes from an activity result; the trace store holds the content.
  */
 import {
@@ -38,17 +39,17 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
   let inputSeq: number | null = null;
   try {
     setCurrentDetails(`Opening thread \`${threadId}\` for **${argument.agent}**.`);
-    const opened = await activities.openTurn({ ...base, owner: `${info.workflowId}/${info.runId}` });
+    const opened = await activities.openTurn.executeWithOptions(
+      { ...control, summary: `input: ${shortened(JSON.stringify(argument.input.payload))}` },
+      [{ ...base, owner: `${info.workflowId}/${info.runId}`, input: argument.input }],
+    );
     const scope: TurnScope = { ...base, lease: opened.lease };
     turn = scope;
-    const recorded = await activities.recordInput.executeWithOptions(
-      { ...control, summary: `input: ${shortened(JSON.stringify(argument.input.payload))}` },
-      [{ ...scope, input: argument.input, seq: opened.streamLength }],
-    );
-    inputSeq = recorded.seq;
-    await runGraph(calls, scope);
+    inputSeq = opened.inputSeq;
+    const run = await runGraph(calls, scope, opened.next, opened.inputSeq);
     setCurrentDetails(`**${argument.agent}** answered on thread \`${threadId}\`.`);
-    return await activities.closeTurn({ ...scope, inputSeq: recorded.seq });
+    // The last unit closed the turn; a graph that ended with no unit leaves it to closeTurn.
+    return run.result ?? (await activities.closeTurn({ ...scope, inputSeq: opened.inputSeq }));
   } catch (error) {
     const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];
     if (turn !== null) {

@@ -67,7 +67,7 @@ export interface TurnSettings {
   heartbeatSeconds?: number;
   /** The longest one model or tool attempt may run. Default 600. */
   callSeconds?: number;
-  /** The longest one attempt of the other activities (open, record, plan, close) may run: they only read and write the store. Default 30. */
+  /** The longest one attempt of the other activities (open, hand-off, fail, close) may run: they only read and write the store. Default 30. */
   controlSeconds?: number;
   /** The attempts of one activity before the turn fails, transient errors included. Default 10. */
   attempts?: number;
@@ -115,6 +115,11 @@ export interface TurnLease {
   threadId: string;
   owner: string;
   counter: number;
+  /**
+   * When the lease was last taken or renewed (milliseconds since the epoch, a worker's clock): an
+   * activity renews it only once a third of its time has passed, so most activities write nothing for it.
+   */
+  renewedAt?: number;
 }
 
 /** What every activity of a running turn names: the thread, its agent, the stream and the turn's lease. */
@@ -125,32 +130,26 @@ export interface TurnScope {
   lease: TurnLease;
 }
 
-/** openTurn: check the agent and thread, take the thread's lease for the turn, and read the stream's length. */
+/**
+ * openTurn: check the agent and thread, take the thread's lease for the turn, record the turn's Input
+ * exactly once, and say what comes next.
+ */
 export interface OpenTurnArgument {
   agent: string;
   threadId: string;
   stream: string;
-  /** The lease owner: the workflow id and run id, so a retried attempt takes its own lease again. */
+  /** The lease owner: the workflow id and run id, so a retried attempt finds the lease an earlier attempt took. */
   owner: string;
+  input: TurnInput;
 }
 
-/** What openTurn found: the lease, and the stream's length, which keys the input of this turn. */
+/** What openTurn did: the lease, the seq of the turn's Input (it keys the turn), and the first work. */
 export interface OpenedTurn {
   lease: TurnLease;
-  streamLength: number;
-}
-
-/** recordInput: record the turn's Input at the stream length that openTurn read, exactly once. */
-export interface RecordInputArgument extends TurnScope {
-  input: TurnInput;
-  /** The stream's length before this turn: the Input goes at this seq. */
-  seq: number;
-}
-
-/** Where the Input was recorded (its seq keys the turn), and whether an earlier attempt had recorded it. */
-export interface RecordedInput {
-  seq: number;
+  inputSeq: number;
+  /** Whether an earlier attempt had recorded the Input. */
   skipped: boolean;
+  next: PlannedWork;
 }
 
 /** One unit of work: one model call, one tool call, or the work of a plain step (the runtime's Work). */
@@ -164,7 +163,7 @@ export interface WorkUnit {
   summary: string;
 }
 
-/** What nextWork found: the node with work and its units, or `node: null` when the turn is over. */
+/** What comes next on a stream: the node with work and its units, or `node: null` when its graph ended. */
 export interface PlannedWork {
   node: string | null;
   work: WorkUnit[];
@@ -176,27 +175,44 @@ export interface PlannedWork {
 export interface WorkArgument extends TurnScope {
   node: string;
   unit: WorkUnit;
+  /**
+   * The seq of the turn's Input when this unit runs on the turn's own stream: a unit after which the
+   * graph ends closes the turn (gives the lease up, summarises it), so no closing activity runs. Null on a task's stream.
+   */
+  inputSeq?: number | null;
 }
 
-/** What running one unit did: the seqs of the events it recorded, or none when the trace had them. */
+/** What running one unit did, and what comes next, from the trace it appended to. */
 export interface WorkDone {
   skipped: boolean;
+  /** The seqs of the events it recorded, none when the trace had them. */
   seqs: number[];
   /** The tool calls of a recorded model output. */
   toolCalls: number;
+  /** The stream's next work as the unit saw it after its append. */
+  next: PlannedWork;
+  /** When the unit renewed the lease, else null. */
+  renewedAt: number | null;
+  /** The turn's summary when this unit closed it (the graph ended), else null. */
+  result: TurnResult | null;
 }
 
-/** What handOff recorded (or found): the task's stream, and the seq of its TaskInput there. */
+/** What handOff recorded (or found): the task's stream, the seq of its TaskInput there, and the task's first work. */
 export interface HandedOff {
   stream: string;
   seq: number;
   skipped: boolean;
+  /** What comes first on the task's stream. */
+  next: PlannedWork;
+  renewedAt: number | null;
 }
 
 /** The argument of the task workflow: the turn's scope on the task's stream, and the turn's settings. */
 export interface TaskArgument extends TurnScope {
   /** The seq of the TaskInput on the task's stream. */
   inputSeq: number;
+  /** The task's first work as the hand-off found it; without it, the task asks nextWork. */
+  next?: PlannedWork;
   settings?: TurnSettings;
 }
 
@@ -230,7 +246,7 @@ export interface FailedTurn {
   seq: number | null;
 }
 
-/** closeTurn: give the lease up and summarise the turn whose Input has the seq `inputSeq`. */
+/** closeTurn: give the lease up and summarise the turn whose Input has the seq `inputSeq` (when no unit closed it). */
 export interface CloseTurnArgument extends TurnScope {
   inputSeq: number;
 }
@@ -238,7 +254,6 @@ export interface CloseTurnArgument extends TurnScope {
 /** The activities of the turn workflow, by name: what a worker registers and the workflow calls. */
 export interface TurnActivities {
   openTurn(argument: OpenTurnArgument): Promise<OpenedTurn>;
-  recordInput(argument: RecordInputArgument): Promise<RecordedInput>;
   nextWork(argument: TurnScope): Promise<PlannedWork>;
   callModel(argument: WorkArgument): Promise<WorkDone>;
   callTool(argument: WorkArgument): Promise<WorkDone>;

@@ -36,8 +36,6 @@ export type {
   TurnActivities,
   OpenTurnArgument,
   OpenedTurn,
-  RecordInputArgument,
-  RecordedInput,
   WorkUnit,
   PlannedWork,
   WorkArgument,

@@ -22,7 +22,11 @@ import {
 const KILL_POINTS: { where: string; at: GatePoint; occurrence: number }[] = [
   { where: "during a model call", at: "model", occurrence: 2 },
   { where: "during a tool call", at: "tool", occurrence: 1 },
-  { where: "between two steps (planning the tool step after the model step)", at: "plan", occurrence: 2 },
+  {
+    where: "between two steps (the model step recorded and the tool step planned, not reported)",
+    at: "plan",
+    occurrence: 1,
+  },
   { where: "after a model output was recorded, before its activity reported", at: "recorded", occurrence: 1 },
 ];
 

@@ -105,7 +105,7 @@ describe("what the Temporal UI shows", () => {
         : [];
     });
     expect(summaries).toEqual([
-      ["recordInput", 'input: "How often can I have bulky waste picked up, and what does it cost?"'],
+      ["openTurn", 'input: "How often can I have bulky waste picked up, and what does it cost?"'],
       ["callModel", "scripted, pass 1"],
       ["callTool", 'search({"query":"bulky waste pickup"})'],
       ["callModel", "scripted, pass 2"],

@@ -90,7 +90,7 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
       expect(trace.events.map((event) => event.type)).toEqual(["input", "model-output", "tool-output", "model-output"]);
       expect(trace.byType(ToolOutput).map((output) => output.callId)).toEqual(["call-1"]);
       const attempts = await modelAttempts(temporal.client, turn);
-      expect(attempts.at(-1)).toEqual({ attempt: 2, done: { skipped: false, seqs: [3], toolCalls: 0 } });
+      expect(attempts.at(-1)).toMatchObject({ attempt: 2, done: { skipped: false, seqs: [3], toolCalls: 0 } });
     } finally {
       await store.close();
     }
@@ -136,7 +136,7 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
       expect(trace.byType(ModelOutput).at(-1)!.content).toContain("four times a year");
       expect(result).toMatchObject({ modelCalls: 2, toolCalls: 1, sources: ["waste-collection#2"] });
       const attempts = await modelAttempts(temporal.client, turn);
-      expect(attempts.at(-1)).toEqual({ attempt: 2, done: { skipped: true, seqs: [], toolCalls: 0 } });
+      expect(attempts.at(-1)).toMatchObject({ attempt: 2, done: { skipped: true, seqs: [], toolCalls: 0 } });
     } finally {
       await store.close();
     }
