@@ -1,9 +1,13 @@
 /**
  * The Jinja engine of prompt files: nunjucks, set up as Jinja renders plain text. Nothing is escaped, a
  * variable that the render does not get fails it, and one trailing newline of a template is dropped.
+ * Jinja's filters that nunjucks lacks are added (jinja-filters.ts), and every template runs sandboxed
+ * (sandbox.ts): it reads data only, and renders within a budget.
  */
 import nunjucks from "nunjucks";
+import { JINJA_FILTERS } from "./jinja-filters.js";
 import { PromptFileError } from "./prompt-file-error.js";
+import { checkedSize, countStep, installSandbox, safeRange, unsafeReads, withinBudget } from "./sandbox.js";
 
 /** The name under which a layer's template extends the base template. */
 export const BASE_TEMPLATE = "base";
@@ -18,16 +22,45 @@ export function jinjaEnvironment(templates: Readonly<Record<string, string>> = {
       return { src: jinjaSource(source), path: name, noCache: false };
     },
   };
-  return new nunjucks.Environment(loader, { autoescape: false, throwOnUndefined: true });
+  installSandbox();
+  const environment = new nunjucks.Environment(loader, { autoescape: false, throwOnUndefined: true });
+  for (const [name, filter] of Object.entries(JINJA_FILTERS)) environment.addFilter(name, filter);
+  // Every filter counts against the render budget, and so does the text it makes.
+  const filters = (environment as unknown as { filters: Record<string, (...args: unknown[]) => unknown> }).filters;
+  for (const [name, filter] of Object.entries(filters)) {
+    filters[name] = function (this: unknown, ...args: unknown[]) {
+      countStep();
+      return checkedSize(filter.apply(this, args));
+    };
+  }
+  environment.addGlobal("range", safeRange);
+  return environment;
 }
 
-/** Compile `source` now, so that invalid Jinja fails here: the error names `where`. */
+/**
+ * Compile `source` now, so that invalid Jinja fails here: the error names `where`. A template that reads
+ * a path to constructors or prototypes is refused too, naming the line.
+ */
 export function compileTemplate(environment: nunjucks.Environment, source: string, where: string): nunjucks.Template {
+  let template: nunjucks.Template;
   try {
-    return new nunjucks.Template(jinjaSource(source), environment, where, true);
+    template = new nunjucks.Template(jinjaSource(source), environment, where, true);
   } catch (error) {
     throw new PromptFileError(`${where} is not valid Jinja: ${jinjaMessage(error)}`, { cause: error });
   }
+  const unsafe = unsafeReads(jinjaSource(source))[0];
+  if (unsafe !== undefined) {
+    throw new PromptFileError(
+      `${where}, line ${unsafe.line}: the template reads "${unsafe.name}", and no prompt template may read ` +
+        "constructors, prototypes or names that start with __: a prompt file is data, not code. Remove it.",
+    );
+  }
+  return template;
+}
+
+/** Render a compiled template within the render budget (sandbox.ts): nunjucks' errors are thrown as they come. */
+export function renderTemplate(template: nunjucks.Template, variables: Readonly<Record<string, unknown>>): string {
+  return withinBudget(() => template.render({ ...variables }));
 }
 
 /** The message of a nunjucks error on one line, without the "Template render error" headers it stacks. */

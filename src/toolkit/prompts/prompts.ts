@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type nunjucks from "nunjucks";
 import { canonicalJson } from "../../domain/json.js";
 import type { Tool } from "../../runtime/contracts.js";
-import { BASE_TEMPLATE, compileTemplate, jinjaEnvironment, jinjaMessage } from "./jinja.js";
+import { BASE_TEMPLATE, compileTemplate, jinjaEnvironment, jinjaMessage, renderTemplate } from "./jinja.js";
 import { PromptFileError } from "./prompt-file-error.js";
 import type { ToolTexts } from "./schema.js";
 import { templateReads } from "./template-reads.js";
@@ -86,7 +86,7 @@ export class Prompts {
       );
     }
     try {
-      return this.compiled.render({ ...variables });
+      return renderTemplate(this.compiled, variables);
     } catch (error) {
       throw new PromptFileError(`the system template failed to render: ${jinjaMessage(error)}`, { cause: error });
     }

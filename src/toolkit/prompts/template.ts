@@ -21,7 +21,9 @@ const PLACEHOLDER = /\{(citation|context)\}/g;
  * Return a prompt that writes `template` with the citation example and the turn's context in it.
  *
  * `{citation}` becomes the example of the model's citations; `{context}` becomes the turn's `context`
- * field, trimmed. Each is empty when there is none. Other braces stay; the result is trimmed.
+ * field, trimmed. Each is empty when it is null. A ReActAgent whose input type has no `context` field
+ * refuses a template with `{context}` (it reads `reads`), rather than write nothing silently. Other braces
+ * stay; the result is trimmed.
  */
 export function promptTemplate(template: string): TemplatePrompt {
   const reads = template.includes("{context}") ? ["context"] : [];

@@ -14,6 +14,7 @@ import { Text, type TextTurn } from "../inputs/text.js";
 import { hasTurnField } from "../inputs/turn-fields.js";
 import { PromptFile } from "../prompts/prompt-file.js";
 import { Prompts } from "../prompts/prompts.js";
+import type { TemplatePrompt } from "../prompts/template.js";
 import { ReActConfig, type ReActConfigOptions } from "./config.js";
 import { withInstructions } from "./instructions.js";
 import { systemPrompt } from "./system-prompt.js";
@@ -179,6 +180,20 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
         throw new ValueError(
           `The config keeps the default ${setting}, which reads the turn's "${field}" field, and the agent's input type has none: ` +
             `give the config a ${setting} of its own, or an input type with a "${field}" field.`,
+        );
+      }
+    }
+    // A promptTemplate says which fields it reads: {context} without a context field would write nothing, silently.
+    const reads = typeof config.prompt === "function" ? ((config.prompt as Partial<TemplatePrompt>).reads ?? []) : [];
+    for (const field of reads) {
+      const known = hasTurnField(this.input, field);
+      const lacks =
+        known === false ||
+        (known === null && turn !== null && !(typeof turn === "object" && turn !== null && field in turn));
+      if (lacks) {
+        throw new ValueError(
+          `The prompt writes {${field}}, the turn's "${field}" field, and the agent's input type has none: ` +
+            `give the agent an input type with a "${field}" field (such as ChatTurnInput), or remove {${field}} from the template.`,
         );
       }
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Failure } from "../../../src/domain/events.js";
 import { BRACKETS } from "../../../src/runtime/citations.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
@@ -45,6 +46,25 @@ describe("the system prompt of a ReAct turn", () => {
     );
     await runTurn(agent, { text: "Hi", context: " The user lives in Delft. " });
     expect(systemOf(model)!.content).toBe("You help. The user lives in Delft.");
+  });
+
+  it("refuses a {context} template for an input type without a context field, before any model call", async () => {
+    const model = new ScriptedModel(["Hello."]);
+    const input = z.strictObject({ text: z.string() });
+    const config = () =>
+      new ReActConfig({ model, prompt: promptTemplate("You help. {context}"), toolStates: () => ({}) });
+    expect(() => new ReActAgent(config(), { input })).toThrow(/The prompt writes \{context\}.*has none/);
+    // A loose type cannot say: the parsed turn is checked when the turn is built.
+    const loose = new ReActAgent(config(), { input: z.looseObject({ text: z.string() }) });
+    await expect(runTurn(loose, { text: "Hi" })).rejects.toThrow(/The prompt writes \{context\}/);
+    expect(model.requests).toHaveLength(0);
+    // A template without {context} needs no such field.
+    expect(
+      () =>
+        new ReActAgent(new ReActConfig({ model, prompt: promptTemplate("You help."), toolStates: () => ({}) }), {
+          input,
+        }),
+    ).not.toThrow();
   });
 });
 
