@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import { LeaseHeldError, TransientError } from "../src/ports/errors.js";
+import { scrubError } from "../src/ports/secrets.js";
 
 /** Node's and the SQL drivers' codes for a connection or a lock that may work on the next attempt. */
 const PASSING_CODES = new Set([
@@ -22,6 +23,7 @@ const PASSING_CODES = new Set([
 
 /** The failure Temporal gets for an activity's error. */
 export function activityFailure(error: unknown): Error {
+  scrubError(error);
   if (error instanceof ApplicationFailure || error instanceof CancelledFailure) return error;
   if (TransientError.isInstance(error)) {
     return ApplicationFailure.create({

@@ -21,6 +21,7 @@ export {
 export type { Message, ContentPart } from "./messages.js";
 export { ChatRequest, IMAGE_CHARACTERS } from "./request.js";
 export { ReasoningDelta, preparesRequests } from "./model.js";
+export { REDACTED, scrubSecrets, scrubError } from "./secrets.js";
 export { UNPARSED_ARGUMENTS, parseToolArguments, unparsedArguments, argumentsText } from "./tool-arguments.js";
 export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequests } from "./model.js";
 export type { TraceStore, Lease, AppendOptions, ReadOptions } from "./store.js";

@@ -3,6 +3,7 @@ import { context, diag, SpanStatusCode, trace, type Context, type Span, type Tra
 import { ValueError } from "../../domain/errors.js";
 import { Failure, ModelOutput, ToolOutput, type Event, type Input } from "../../domain/events.js";
 import type { CallKind, Observer } from "../../ports/observer.js";
+import { scrubSecrets } from "../../ports/secrets.js";
 import {
   CLOSED_SPAN_EVENT,
   RUN_SPAN,
@@ -155,11 +156,14 @@ export class OtelObserver implements Observer {
     }
     if (failed) {
       const { error } = failed;
-      run.span.recordException(error instanceof Error ? error : String(error));
-      run.span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : String(error),
-      });
+      // The span leaves the process: the error's text goes through scrubSecrets first.
+      const message = scrubSecrets(error instanceof Error ? error.message : String(error));
+      run.span.recordException(
+        error instanceof Error
+          ? { name: error.name, message, stack: error.stack === undefined ? undefined : scrubSecrets(error.stack) }
+          : message,
+      );
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message });
     }
     run.span.end();
   }

@@ -7,6 +7,7 @@ import { Failure } from "../../domain/events.js";
 import { encode, type EventTypes } from "../../domain/registry.js";
 import type { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
+import { scrubSecrets } from "../../ports/secrets.js";
 import type { Lease, TraceStore } from "../../ports/store.js";
 import type { Step, StepContext, Work } from "../contracts.js";
 import { readTrace } from "./read.js";
@@ -90,7 +91,7 @@ export async function recordFailure(
 ): Promise<Event> {
   const failure = Failure({
     error: error instanceof Error ? error.name : "Error",
-    message: error instanceof Error ? error.message : String(error),
+    message: scrubSecrets(error instanceof Error ? error.message : String(error)),
     retryable: (error as { retryable?: unknown } | null)?.retryable === true,
     callId: where.callId ?? null,
     stream: where.stream,
