@@ -4,7 +4,7 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", ".data/**", "coverage/**", ".scratch/**"] },
+  { ignores: ["dist/**", "node_modules/**", ".data/**", "coverage/**", ".scratch/**", "docs-html/**"] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

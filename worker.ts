@@ -4,6 +4,8 @@
  * serves the example catalog, the town assistant of tutorial 2, configured from the environment:
  * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, and DATABASE_URL (PostgreSQL) or a SQLite
  * file under SOEV_DATA_DIR (default ./.data).
+ *
+ * @module soev-agents/worker
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";

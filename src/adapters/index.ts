@@ -1,4 +1,8 @@
-/** soev-agents/adapters: the built-in implementations of the ports (trace stores, models, observers). */
+/**
+ * soev-agents/adapters: the built-in implementations of the ports (trace stores, models, observers).
+ *
+ * @module soev-agents/adapters
+ */
 export { InMemoryTraceStore } from "./stores/memory.js";
 export { SqliteTraceStore } from "./stores/sqlite.js";
 export type { SqliteTraceStoreOptions } from "./stores/sqlite.js";

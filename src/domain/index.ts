@@ -1,4 +1,8 @@
-/** soev-agents/domain: events, elements, numbering, markers and the trace. Pure: no I/O. */
+/**
+ * soev-agents/domain: events, elements, numbering, markers and the trace. Pure: no I/O.
+ *
+ * @module soev-agents/domain
+ */
 export { SoevError, CallerError, ModelOutputError, OutsideWorldError, ValueError, DecodeError } from "./errors.js";
 export type { Fault, SoevErrorOptions } from "./errors.js";
 export { canonicalJson } from "./json.js";

@@ -43,7 +43,11 @@ export function declareKind<T extends { type: string }>(
   };
 }
 
-/** A kind as a factory: `make` builds its values, and the result carries the kind's members and `extra`. */
+/**
+ * A kind as a factory: `make` builds its values, and the result carries the kind's members and `extra`.
+ *
+ * @typeParam M - the factory's own signature, kept as the result's call signature.
+ */
 export function callableKind<T extends { type: string }, M extends (...args: any[]) => unknown, E extends object>(
   kind: Kind<T>,
   make: M,

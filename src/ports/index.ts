@@ -1,4 +1,8 @@
-/** soev-agents/ports: the protocols at which the framework reaches outside the process. */
+/**
+ * soev-agents/ports: the protocols at which the framework reaches outside the process.
+ *
+ * @module soev-agents/ports
+ */
 export {
   TransientError,
   InvalidQueryError,

@@ -47,6 +47,7 @@ export interface PreparedRequest {
 
 /** A ChatModel that can show what it sends for a request, without a call. */
 export interface PreparesRequests {
+  /** The request and settings the client would send for `request`, and what the adapter changed; nothing is sent. */
   prepare(request: ChatRequest, options?: CallOptions): Promise<PreparedRequest>;
 }
 

@@ -87,6 +87,7 @@ export interface ModelContext {
 
 /** Builds the context of the next model call from the trace: a pure function of the trace. */
 export interface ContextBuilder {
+  /** The messages, tools and numbering of the next model call, from the trace alone. */
   build(trace: Trace): ModelContext;
 }
 
@@ -127,6 +128,7 @@ export interface StepContext {
   /** Set when someone follows the thread: an LlmStep streams and passes each fragment here. */
   onFragment?: (fragment: Fragment) => void;
   signal?: AbortSignal;
+  /** Tells the runner the step is alive (a Temporal activity heartbeat). */
   heartbeat?: () => void;
   observer?: Observer;
 }

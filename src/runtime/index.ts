@@ -1,4 +1,8 @@
-/** soev-agents/runtime: tools, graphs and steps, budget, citations, the catalog and the local runner, replay. */
+/**
+ * soev-agents/runtime: tools, graphs and steps, budget, citations, the catalog and the local runner, replay.
+ *
+ * @module soev-agents/runtime
+ */
 export { BRACKETS, FULLWIDTH, parseMarkers, readMarkers } from "./citations.js";
 export { tool } from "./tools/function-tool.js";
 export type { FunctionTool, ToolSpec, ToolArguments } from "./tools/function-tool.js";

@@ -253,13 +253,22 @@ export interface CloseTurnArgument extends TurnScope {
 
 /** The activities of the turn workflow, by name: what a worker registers and the workflow calls. */
 export interface TurnActivities {
+  /** Takes the thread's lease, records the turn's Input once, and says what the turn does first. */
   openTurn(argument: OpenTurnArgument): Promise<OpenedTurn>;
+  /** What the turn does next, from the trace: the node's units, a task to hand off, or the end. */
   nextWork(argument: TurnScope): Promise<PlannedWork>;
+  /** Runs one model call of the turn and records its ModelOutput once; returns what comes next. */
   callModel(argument: WorkArgument): Promise<WorkDone>;
+  /** Runs one tool call and records its ToolOutput once (by call id); returns what comes next. */
   callTool(argument: WorkArgument): Promise<WorkDone>;
+  /** Runs a step of the agent's own graph that is neither a model call nor a tool call. */
   runStep(argument: WorkArgument): Promise<WorkDone>;
+  /** Records a delegation's TaskInput on a stream of its own, before its child workflow runs it. */
   handOff(argument: WorkArgument): Promise<HandedOff>;
+  /** Records a finished task's result as the delegating tool call's output. */
   handBack(argument: WorkArgument): Promise<WorkDone>;
+  /** Records the turn's Failure once and releases the lease. */
   failTurn(argument: FailTurnArgument): Promise<FailedTurn>;
+  /** Gives the lease up and summarises the turn when no unit closed it: the workflow's result. */
   closeTurn(argument: CloseTurnArgument): Promise<TurnResult>;
 }

@@ -1,4 +1,8 @@
-/** soev-agents/temporal: start and follow turns from a Temporal client; the turn's search attributes. */
+/**
+ * soev-agents/temporal: start and follow turns from a Temporal client; the turn's search attributes.
+ *
+ * @module soev-agents/temporal
+ */
 export {
   THREAD_SEARCH_ATTRIBUTE,
   AGENT_SEARCH_ATTRIBUTE,

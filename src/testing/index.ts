@@ -1,4 +1,8 @@
-/** soev-agents/testing: models that stand in for the LLM in tests. */
+/**
+ * soev-agents/testing: models that stand in for the LLM in tests.
+ *
+ * @module soev-agents/testing
+ */
 export { ScriptedModel, ScriptExhaustedError } from "./scripted-model.js";
 export type { ScriptedModelOptions } from "./scripted-model.js";
 export { FunctionModel } from "./function-model.js";

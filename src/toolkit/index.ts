@@ -1,4 +1,8 @@
-/** soev-agents/toolkit: ready parts to build agents: the ReAct agent, its inputs, prompts and tools, and its context. */
+/**
+ * soev-agents/toolkit: ready parts to build agents: the ReAct agent, its inputs, prompts and tools, and its context.
+ *
+ * @module soev-agents/toolkit
+ */
 export { promptTemplate } from "./prompts/template.js";
 export type { Prompt, TemplatePrompt } from "./prompts/template.js";
 export { PromptFile } from "./prompts/prompt-file.js";

@@ -59,7 +59,7 @@ export class InMemoryTraceStore implements TraceStore {
     isClosed: () => this.isClosed,
   };
 
-  /** {@inheritDoc TraceStore.append} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.append} */
   async append(threadId: string, events: readonly StoredEvent[], options: AppendOptions = {}): Promise<StoredEvent[]> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -81,7 +81,7 @@ export class InMemoryTraceStore implements TraceStore {
     return rows.map((row) => toEntry(row).event);
   }
 
-  /** {@inheritDoc TraceStore.acquire} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.acquire} */
   async acquire(threadId: string, options: { owner: string; ttl: number }): Promise<Lease> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -91,7 +91,7 @@ export class InMemoryTraceStore implements TraceStore {
     return { threadId, owner: next.owner, counter: next.counter };
   }
 
-  /** {@inheritDoc TraceStore.renew} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.renew} */
   async renew(lease: Lease, options: { ttl: number }): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
@@ -99,7 +99,7 @@ export class InMemoryTraceStore implements TraceStore {
     this.leases.set(lease.threadId, renewed(this.leases.get(lease.threadId) ?? null, lease, options.ttl, Date.now()));
   }
 
-  /** {@inheritDoc TraceStore.release} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.release} */
   async release(lease: Lease): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
@@ -107,24 +107,24 @@ export class InMemoryTraceStore implements TraceStore {
     if (next) this.leases.set(lease.threadId, next);
   }
 
-  /** {@inheritDoc TraceStore.lease} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.lease} */
   async lease(threadId: string): Promise<Lease | null> {
     this.checkOpen();
     checkThreadId(threadId);
     return liveLease(threadId, this.leases.get(threadId) ?? null, Date.now());
   }
 
-  /** {@inheritDoc TraceStore.read} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.read} */
   read(threadId: string, options: ReadOptions = {}): AsyncIterable<LogEntry<StoredEvent>> {
     return readLog(this.pages, this.changes, threadId, options);
   }
 
-  /** {@inheritDoc TraceStore.readBackwards} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.readBackwards} */
   readBackwards(threadId: string): AsyncIterable<LogEntry<StoredEvent>> {
     return readLogBackwards(this.pages, threadId);
   }
 
-  /** {@inheritDoc TraceStore.load} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.load} */
   async load(threadId: string, events: readonly StoredEvent[]): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -140,7 +140,7 @@ export class InMemoryTraceStore implements TraceStore {
     this.changes.notify(threadId);
   }
 
-  /** {@inheritDoc TraceStore.threads} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.threads} */
   async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
@@ -158,7 +158,7 @@ export class InMemoryTraceStore implements TraceStore {
     return listed.slice(start, start + options.limit).map((thread) => [thread.id, toEntry(thread.first).event]);
   }
 
-  /** {@inheritDoc TraceStore.delete} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.delete} */
   async delete(threadId: string): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -167,7 +167,7 @@ export class InMemoryTraceStore implements TraceStore {
     this.changes.notify(threadId);
   }
 
-  /** {@inheritDoc TraceStore.close} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.close} */
   async close(): Promise<void> {
     this.isClosed = true;
     this.changes.notifyAll();

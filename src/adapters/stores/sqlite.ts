@@ -81,7 +81,7 @@ export class SqliteTraceStore implements TraceStore {
     this.followers = new SqliteFollowers(this.db, path, pollInterval);
   }
 
-  /** {@inheritDoc TraceStore.append} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.append} */
   async append(threadId: string, events: readonly StoredEvent[], options: AppendOptions = {}): Promise<StoredEvent[]> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -114,7 +114,7 @@ export class SqliteTraceStore implements TraceStore {
     return rows.map((row) => toEntry(row).event);
   }
 
-  /** {@inheritDoc TraceStore.acquire} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.acquire} */
   async acquire(threadId: string, options: { owner: string; ttl: number }): Promise<Lease> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -129,7 +129,7 @@ export class SqliteTraceStore implements TraceStore {
     return { threadId, owner: next.owner, counter: next.counter };
   }
 
-  /** {@inheritDoc TraceStore.renew} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.renew} */
   async renew(lease: Lease, options: { ttl: number }): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
@@ -142,7 +142,7 @@ export class SqliteTraceStore implements TraceStore {
       .immediate();
   }
 
-  /** {@inheritDoc TraceStore.release} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.release} */
   async release(lease: Lease): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
@@ -154,24 +154,24 @@ export class SqliteTraceStore implements TraceStore {
       .immediate();
   }
 
-  /** {@inheritDoc TraceStore.lease} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.lease} */
   async lease(threadId: string): Promise<Lease | null> {
     this.checkOpen();
     checkThreadId(threadId);
     return liveLease(threadId, this.leaseState(threadId), Date.now());
   }
 
-  /** {@inheritDoc TraceStore.read} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.read} */
   read(threadId: string, options: ReadOptions = {}): AsyncIterable<LogEntry<StoredEvent>> {
     return readLog(this.pages, this.followers.changes, threadId, options);
   }
 
-  /** {@inheritDoc TraceStore.readBackwards} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.readBackwards} */
   readBackwards(threadId: string): AsyncIterable<LogEntry<StoredEvent>> {
     return readLogBackwards(this.pages, threadId);
   }
 
-  /** {@inheritDoc TraceStore.load} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.load} */
   async load(threadId: string, events: readonly StoredEvent[]): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -188,7 +188,7 @@ export class SqliteTraceStore implements TraceStore {
     this.changed(threadId);
   }
 
-  /** {@inheritDoc TraceStore.threads} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.threads} */
   async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
@@ -198,7 +198,7 @@ export class SqliteTraceStore implements TraceStore {
     return rows.map((row) => [row.id, toEntry(row).event]);
   }
 
-  /** {@inheritDoc TraceStore.delete} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.delete} */
   async delete(threadId: string): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
@@ -211,7 +211,7 @@ export class SqliteTraceStore implements TraceStore {
     this.changed(threadId);
   }
 
-  /** {@inheritDoc TraceStore.close} */
+  /** {@inheritDoc soev-agents/ports!TraceStore.close} */
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;

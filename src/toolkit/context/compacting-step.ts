@@ -24,6 +24,7 @@ export interface Assessment {
 
 /** A context builder that can say how big a context is without refusing it: MessageBuilder. */
 export interface AssessingBuilder {
+  /** The context of the next call with its size in tokens and whether it fits the model's limits. */
   assess(trace: Trace): Assessment;
 }
 

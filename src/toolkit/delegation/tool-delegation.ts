@@ -47,6 +47,7 @@ export class ToolDelegation<I = unknown> implements Delegation {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<I>;
+  /** Builds a task's graph from the parsed input and the model that the task names (null when it names none). */
   readonly build: (input: I, model: string | null) => Graph;
   readonly result: TaskResult | null;
   readonly resultSchema: Record<string, JsonValue> | null;
