@@ -21,7 +21,8 @@ import type { Observer } from "./src/ports/observer.js";
 import type { TraceStore } from "./src/ports/store.js";
 import type { AgentCatalog } from "./src/runtime/catalog.js";
 import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
-import { registerSearchAttributes, SearchAttributeRegistrationError } from "./src/temporal/search-attributes.js";
+import { SearchAttributeRegistrationError } from "./src/temporal/errors.js";
+import { registerSearchAttributes } from "./src/temporal/search-attributes.js";
 
 /** Where the worker finds Temporal, from the environment, with its defaults. */
 export interface TemporalSettings {

@@ -15,7 +15,7 @@ import type { Trace } from "../src/domain/trace.js";
 import { StreamMovedError } from "../src/ports/errors.js";
 import type { Lease } from "../src/ports/store.js";
 import { accepted } from "../src/runtime/agent.js";
-import { checkGraph } from "../src/runtime/check.js";
+import { checkGraph } from "../src/runtime/graph.js";
 import { append } from "../src/runtime/runner/work.js";
 import type { OpenedTurn, OpenTurnArgument } from "../src/temporal/contract.js";
 import { ThreadAgentError, ThreadMovedError } from "../src/temporal/errors.js";

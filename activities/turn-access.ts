@@ -9,13 +9,10 @@ import type { Observer } from "../src/ports/observer.js";
 import type { Lease } from "../src/ports/store.js";
 import type { AgentCatalog } from "../src/runtime/catalog.js";
 import type { StepContext } from "../src/runtime/contracts.js";
-import type { Graph } from "../src/runtime/graph.js";
-import { checkGraph } from "../src/runtime/check.js";
-import { END } from "../src/runtime/graph.js";
+import { type Graph, checkGraph, END } from "../src/runtime/graph.js";
 import { pendingNode } from "../src/runtime/runner/pending.js";
-import { readTrace } from "../src/runtime/runner/read.js";
+import { readTrace, type Recorder } from "../src/runtime/runner/work.js";
 import { taskGraph } from "../src/runtime/runner/task.js";
-import type { Recorder } from "../src/runtime/runner/work.js";
 import type { PlannedWork, TurnLease, TurnScope } from "../src/temporal/contract.js";
 
 /** How long the turn's lease lives between renewals, in seconds: renewed once a third of it has passed. */

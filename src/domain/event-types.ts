@@ -1,8 +1,10 @@
 /**
- * Event types: the header every event has, and the factory that declares a type with zod and stores
- * it under a kebab-case name. The core events are in events.ts.
+ * Event types: the header every event has, how a TraceStore keeps an event (the header, and a JSON
+ * payload it never reads), and the factory that declares a type with zod and stores it under a
+ * kebab-case name. The core events are in events.ts.
  */
 import { z } from "zod";
+import type { JsonObject } from "./json.js";
 import { callableKind, declareKind, type Kind } from "./kinds.js";
 
 /** Who made an event. */
@@ -27,6 +29,18 @@ export interface EventHeader {
   ts: string | null;
   /** The version of the code that wrote the event, or null. */
   version: string | null;
+}
+
+/** An event as TraceStore takes and returns it: the header, which the store reads but for `type`, and the payload. */
+export interface StoredEvent extends EventHeader {
+  /** The event's own fields as JSON. The store never reads it. */
+  payload: JsonObject;
+}
+
+/** One entry of a thread's log: an event and its position (1, 2, 3, ... in the order the store accepted it). */
+export interface LogEntry<T> {
+  position: number;
+  event: T;
 }
 
 /** Any event: the header and the type's own fields. */

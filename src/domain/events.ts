@@ -8,7 +8,7 @@ import { Event, eventType, type EventHeader, type EventType } from "./event-type
 import type { JsonValue } from "./json.js";
 
 export { MAIN, Event, defineEventType } from "./event-types.js";
-export type { Actor, Stream, EventHeader, EventInit, EventType } from "./event-types.js";
+export type { Actor, Stream, EventHeader, EventInit, EventType, StoredEvent, LogEntry } from "./event-types.js";
 
 const element = z.looseObject({ type: z.string(), id: z.string() }) as unknown as z.ZodType<Element>;
 

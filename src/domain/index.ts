@@ -36,8 +36,9 @@ export type {
   CitedNumber,
   Marker,
   Usage,
+  StoredEvent,
+  LogEntry,
 } from "./events.js";
-export type { StoredEvent, LogEntry } from "./stored.js";
 export { EventTypes, encode } from "./registry.js";
 export { Trace, turnStarts, inserted } from "./trace.js";
 export { Numbering, elementsOf } from "./numbering.js";

@@ -4,10 +4,9 @@
  */
 import type { z } from "zod";
 import { DecodeError, ValueError } from "./errors.js";
-import { CORE_EVENT_TYPES, type Event, type EventType } from "./events.js";
+import { CORE_EVENT_TYPES, type Event, type EventType, type StoredEvent } from "./events.js";
 import { Element, Reference, Source, type ElementType } from "./elements.js";
 import type { JsonObject } from "./json.js";
-import type { StoredEvent } from "./stored.js";
 
 const HEADER = ["type", "stream", "actor", "origin", "seq", "ts", "version"] as const;
 

@@ -1,7 +1,5 @@
 /** The Trace: a thread's events (or one stream's), decoded, with their positions. */
-import type { Event, EventType, Stream } from "./events.js";
-import { Input } from "./events.js";
-import type { LogEntry } from "./stored.js";
+import { type Event, type EventType, type LogEntry, type Stream, Input } from "./events.js";
 
 /** The events of a thread or of one stream, decoded, in log order. The context builder reads only this. */
 export class Trace {
@@ -70,6 +68,16 @@ export class Trace {
 /** The index of each input that starts a turn, in order: a turn runs from one to the next. */
 export function turnStarts(events: readonly Event[]): number[] {
   return events.flatMap((event, index) => (Input.is(event) ? [index] : []));
+}
+
+/** The events of the running turn: from the last input that started a turn, that input first. */
+export function turnEvents(events: readonly Event[]): readonly Event[] {
+  return events.slice(turnStarts(events).at(-1) ?? 0);
+}
+
+/** The trace of a step's stream; its `thread` is the whole thread. */
+export function streamTrace(context: { readonly trace: Trace; readonly stream: Stream }): Trace {
+  return context.trace.stream(context.stream);
 }
 
 /** Put texts back into a content at their positions: the markers of a model output, for printing. */

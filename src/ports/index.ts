@@ -30,5 +30,4 @@ export { UNPARSED_ARGUMENTS, parseToolArguments, unparsedArguments, argumentsTex
 export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequests } from "./model.js";
 export type { TraceStore, Lease, AppendOptions, ReadOptions } from "./store.js";
 export type { Observer, CallKind } from "./observer.js";
-export type { StoredEvent, LogEntry } from "../domain/stored.js";
-export type { ToolCall } from "../domain/events.js";
+export type { StoredEvent, LogEntry, ToolCall } from "../domain/events.js";

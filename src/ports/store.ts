@@ -1,6 +1,5 @@
 /** TraceStore: the port that keeps each thread's events as a log, and hands out the thread's lease. */
-import type { Stream } from "../domain/events.js";
-import type { LogEntry, StoredEvent } from "../domain/stored.js";
+import type { Stream, LogEntry, StoredEvent } from "../domain/events.js";
 
 /** The right to run one thread, as TraceStore.acquire handed it out. */
 export interface Lease {

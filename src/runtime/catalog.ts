@@ -8,7 +8,7 @@ import type { TraceStore } from "../ports/store.js";
 import { accepted, type Agent } from "./agent.js";
 import { UnknownThreadError } from "./errors.js";
 import type { Graph } from "./graph.js";
-import { readTrace } from "./runner/read.js";
+import { readTrace } from "./runner/work.js";
 import { taskGraph } from "./runner/task.js";
 import { Thread } from "./thread.js";
 

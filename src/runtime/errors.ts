@@ -1,4 +1,4 @@
-/** The runtime's own errors. */
+/** The runtime's own errors: a refused input, an unknown thread, a graph that ends nowhere, a tool set up wrong. */
 import { CallerError } from "../domain/errors.js";
 
 /** An input that the agent refuses: its payload does not parse into the agent's input type, or its config refused the turn. */
@@ -9,3 +9,12 @@ export class UnknownThreadError extends CallerError {}
 
 /** A graph that ended up nowhere: no node with work, or a loop of nodes without work. */
 export class GraphError extends CallerError {}
+
+/**
+ * A tool has values that nothing bound. The runtime checks it when a turn starts, before the model runs,
+ * so the model is never offered a tool that cannot run.
+ */
+export class UnboundToolError extends CallerError {}
+
+/** A tool's function returned something that is not a ToolOutput. */
+export class ToolReturnError extends CallerError {}

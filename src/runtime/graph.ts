@@ -1,7 +1,11 @@
-/** Graph: the nodes (steps) of a turn and the edges between them. Routing is a function of the trace. */
+/**
+ * Graph: the nodes (steps) of a turn and the edges between them. Routing is a function of the trace.
+ * A turn's graph is checked before anything runs (checkGraph).
+ */
 import { ValueError } from "../domain/errors.js";
 import type { Trace } from "../domain/trace.js";
-import type { Step } from "./contracts.js";
+import type { Step, Tool } from "./contracts.js";
+import { checkBound } from "./tools/execute.js";
 
 /** The node name that ends a turn. */
 export const END = "__end__";
@@ -70,5 +74,16 @@ export class Graph {
     if (target !== END && !this.nodes.has(target))
       throw new ValueError(`The edge out of "${node}" went to "${target}", which is no node.`);
     return target;
+  }
+}
+
+/**
+ * Refuse a graph whose tool steps hold a tool with unbound values (UnboundToolError): the runners call it
+ * when a turn starts, before the model runs, so the model is never offered a tool that cannot run.
+ */
+export function checkGraph(graph: Graph): void {
+  for (const name of graph.names) {
+    const tools = (graph.step(name) as { tools?: ReadonlyMap<string, Tool> }).tools;
+    if (tools) checkBound([...tools.values()]);
   }
 }

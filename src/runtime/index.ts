@@ -10,19 +10,17 @@ export { bound, checkBindable } from "./tools/bound.js";
 export type { Bound, BoundValues } from "./tools/bound.js";
 export { Recorded } from "./tools/recorded.js";
 export type { RecordedValues } from "./tools/recorded.js";
-export { ElementId, ResultHandle, idArguments } from "./tools/ids.js";
-export type { IdArgument, IdTarget } from "./tools/ids.js";
+export { ElementId, ResultHandle, idArguments, resultHandles } from "./tools/ids.js";
+export type { IdArgument, IdTarget, Handles } from "./tools/ids.js";
 export { atMost } from "./tools/limits.js";
 export type { AtMost, AtMostOptions } from "./tools/limits.js";
 export { toolDef, argumentsSchema } from "./tools/tool-def.js";
 export { mapArguments, shownArguments } from "./tools/arguments.js";
 export { executeCall, checkBound } from "./tools/execute.js";
-export { UnboundToolError, ToolReturnError } from "./tools/errors.js";
+export { UnboundToolError, ToolReturnError, InputDeniedError, UnknownThreadError, GraphError } from "./errors.js";
 export { Budget, BUDGET_DEFAULTS } from "./budget.js";
 export type { BudgetOptions } from "./budget.js";
-export { resultHandles } from "./handles.js";
-export type { Handles } from "./handles.js";
-export { Graph, END } from "./graph.js";
+export { Graph, END, checkGraph } from "./graph.js";
 export type { Route } from "./graph.js";
 export { LlmStep } from "./steps/llm-step.js";
 export type { LlmStepOptions } from "./steps/llm-step.js";
@@ -36,16 +34,14 @@ export { Thread } from "./thread.js";
 export type { ResumeOptions } from "./thread.js";
 export { runTurn } from "./runner/local.js";
 export type { RunOptions } from "./runner/local.js";
-export { runWork, recordFailure, append } from "./runner/work.js";
+export { runWork, recordFailure, append, readTrace } from "./runner/work.js";
 export type { Recorder, WorkResult } from "./runner/work.js";
 export { pendingNode } from "./runner/pending.js";
 export { runTask, handOff, handBack, taskGraph, recordedTask } from "./runner/task.js";
 export type { HandOff, RunStreamTurn, TaskContext } from "./runner/task.js";
 export { isDelegation, isTaskStep, taskStream } from "./tools/delegation.js";
-export { readTrace } from "./runner/read.js";
 export { replay } from "./replay.js";
 export type { ReplayedCall } from "./replay.js";
-export { InputDeniedError, UnknownThreadError, GraphError } from "./errors.js";
 export type {
   Tool,
   Limit,
@@ -60,4 +56,3 @@ export type {
   Work,
 } from "./contracts.js";
 export type { Delegation, TaskStep } from "./contracts.js";
-export { checkGraph } from "./check.js";

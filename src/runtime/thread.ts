@@ -6,7 +6,7 @@ import type { Trace } from "../domain/trace.js";
 import type { Fragment } from "../ports/model.js";
 import { accepted } from "./agent.js";
 import type { AgentCatalog } from "./catalog.js";
-import { checkGraph } from "./check.js";
+import { checkGraph } from "./graph.js";
 import { runTurn } from "./runner/local.js";
 
 /** How long a local run holds the thread's lease between renewals, in seconds. */

@@ -1,5 +1,5 @@
-/** The errors of the Temporal runner that a caller can act on. */
-import { CallerError } from "../domain/errors.js";
+/** The errors of the Temporal runner that a caller can act on: a turn refused, or search attributes that do not fit. */
+import { CallerError, OutsideWorldError } from "../domain/errors.js";
 
 /** A turn of the thread is running already: Temporal refused a second one. Wait for it, then start the next. */
 export class TurnRunningError extends CallerError {
@@ -17,3 +17,9 @@ export class ThreadAgentError extends CallerError {}
 
 /** Another writer recorded events on the thread where the turn's input belonged. */
 export class ThreadMovedError extends CallerError {}
+
+/** A search attribute of soev-agents is registered in the namespace with another type. Nothing was changed. */
+export class SearchAttributeConflictError extends CallerError {}
+
+/** The Temporal server refused or failed to list or register the search attributes. */
+export class SearchAttributeRegistrationError extends OutsideWorldError {}

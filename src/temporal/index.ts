@@ -9,12 +9,16 @@ export {
   SOEV_SEARCH_ATTRIBUTES,
   turnSearchAttributes,
   registerSearchAttributes,
-  SearchAttributeConflictError,
-  SearchAttributeRegistrationError,
 } from "./search-attributes.js";
 export { startTurn } from "./start-turn.js";
 export type { StartTurnOptions, TurnHandle } from "./start-turn.js";
-export { TurnRunningError, ThreadAgentError, ThreadMovedError } from "./errors.js";
+export {
+  TurnRunningError,
+  ThreadAgentError,
+  ThreadMovedError,
+  SearchAttributeConflictError,
+  SearchAttributeRegistrationError,
+} from "./errors.js";
 export {
   TURN_WORKFLOW,
   TASK_WORKFLOW,

@@ -5,7 +5,7 @@
  */
 import { SearchAttributeType, defineSearchAttributeKey, type SearchAttributePair } from "@temporalio/common";
 import type { Connection } from "@temporalio/client";
-import { CallerError, OutsideWorldError } from "../domain/errors.js";
+import { SearchAttributeConflictError, SearchAttributeRegistrationError } from "./errors.js";
 
 /** The thread id of a turn (Keyword): `SoevThreadId = "..."` lists every turn of that thread. */
 export const THREAD_SEARCH_ATTRIBUTE = defineSearchAttributeKey("SoevThreadId", SearchAttributeType.KEYWORD);
@@ -23,12 +23,6 @@ export function turnSearchAttributes(turn: { threadId: string; agent: string }):
     { key: AGENT_SEARCH_ATTRIBUTE, value: turn.agent },
   ];
 }
-
-/** A search attribute of soev-agents is registered in the namespace with another type. Nothing was changed. */
-export class SearchAttributeConflictError extends CallerError {}
-
-/** The Temporal server refused or failed to list or register the search attributes. */
-export class SearchAttributeRegistrationError extends OutsideWorldError {}
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: a wire number, stable by protocol. */
 const INDEXED_VALUE_TYPE_KEYWORD = 2;

@@ -2,9 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DecodeError } from "../../src/domain/errors.js";
-import { ToolOutput, defineEventType } from "../../src/domain/events.js";
+import { ToolOutput, defineEventType, type StoredEvent } from "../../src/domain/events.js";
 import { EventTypes, encode } from "../../src/domain/registry.js";
-import type { StoredEvent } from "../../src/domain/stored.js";
 
 function caught(run: () => unknown): DecodeError {
   try {

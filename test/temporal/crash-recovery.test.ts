@@ -2,7 +2,7 @@
 // trace holds each event exactly once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelOutput, ToolOutput } from "../../src/domain/events.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { reachedFile, type GatePoint } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";

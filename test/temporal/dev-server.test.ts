@@ -7,9 +7,9 @@ import { fileURLToPath } from "node:url";
 import { msToTs } from "@temporalio/common/lib/time.js";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SearchAttributeConflictError } from "../../src/temporal/errors.js";
 import {
   AGENT_SEARCH_ATTRIBUTE,
-  SearchAttributeConflictError,
   THREAD_SEARCH_ATTRIBUTE,
   registerSearchAttributes,
   turnSearchAttributes,

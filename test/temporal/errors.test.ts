@@ -8,7 +8,7 @@ import { OutsideWorldError } from "../../src/domain/errors.js";
 import { Failure, ModelOutput } from "../../src/domain/events.js";
 import { TransientError } from "../../src/ports/errors.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn, type TurnHandle } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";

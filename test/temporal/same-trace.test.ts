@@ -4,7 +4,7 @@ import { Input, TaskInput } from "../../src/domain/events.js";
 import type { ChatModel } from "../../src/ports/model.js";
 import type { Agent } from "../../src/runtime/agent.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";

@@ -5,7 +5,7 @@ import { WorkflowFailedError } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Input } from "../../src/domain/events.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import { TURN_WORKFLOW, workflowIdOf, type TurnArgument, type TurnResult } from "../../src/temporal/contract.js";
 import { TurnRunningError } from "../../src/temporal/errors.js";
 import { startTurn } from "../../src/temporal/start-turn.js";

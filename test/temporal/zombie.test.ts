@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import type { Client } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelOutput, ToolOutput } from "../../src/domain/events.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import type { WorkDone } from "../../src/temporal/contract.js";
 import { startTurn, type TurnHandle } from "../../src/temporal/start-turn.js";
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";

@@ -1,6 +1,5 @@
 /** InMemoryTraceStore: the trace store of one process's memory, for tests and apps that need no durability. */
-import type { Stream } from "../../domain/events.js";
-import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
 import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
 import { ThreadChanges } from "./changes.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";

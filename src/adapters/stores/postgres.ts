@@ -1,7 +1,7 @@
 /** PostgresTraceStore: the production trace store, on PostgreSQL through a pg Pool; follow uses LISTEN/NOTIFY. */
 import { Pool } from "pg";
 import { ValueError } from "../../domain/errors.js";
-import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { LogEntry, StoredEvent } from "../../domain/events.js";
 import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
 import { ThreadChanges } from "./changes.js";
 import { PostgresConnection } from "./postgres-connection.js";

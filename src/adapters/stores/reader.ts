@@ -2,7 +2,7 @@
  * The read and readBackwards of the three stores, written once over pages that each store fetches.
  * A reader pins the thread it began with: when the thread is deleted or loaded, its key changes and the read ends.
  */
-import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { LogEntry, StoredEvent } from "../../domain/events.js";
 import type { ReadOptions } from "../../ports/store.js";
 import type { ThreadChanges } from "./changes.js";
 import { checkCount, checkThreadId } from "./validation.js";

@@ -2,8 +2,7 @@
  * The rules of the TraceStore contract, written once for the three stores: sealing, `expected`, leases
  * with counters, and the order of threads. Each store reads its state, applies a rule, and writes the result.
  */
-import type { Stream } from "../../domain/events.js";
-import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
 import { LeaseExpiredError, LeaseHeldError, StreamMovedError } from "../../ports/errors.js";
 import type { Lease } from "../../ports/store.js";
 import type { PreparedEvent, SealedEvent } from "./validation.js";

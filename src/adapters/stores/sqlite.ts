@@ -3,8 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import { ValueError } from "../../domain/errors.js";
-import type { Stream } from "../../domain/events.js";
-import type { LogEntry, StoredEvent } from "../../domain/stored.js";
+import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
 import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {

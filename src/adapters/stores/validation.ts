@@ -3,8 +3,7 @@
  * with the same error, before anything is written.
  */
 import { CallerError, ValueError } from "../../domain/errors.js";
-import type { EventHeader, Stream } from "../../domain/events.js";
-import type { StoredEvent } from "../../domain/stored.js";
+import type { EventHeader, Stream, StoredEvent } from "../../domain/events.js";
 import type { Lease } from "../../ports/store.js";
 import { SealedEventError } from "../../ports/errors.js";
 

@@ -4,10 +4,9 @@ import type { Fragment } from "../../ports/model.js";
 import type { Observer } from "../../ports/observer.js";
 import type { StepContext } from "../contracts.js";
 import { END, type Graph } from "../graph.js";
-import { readTrace } from "./read.js";
+import { readTrace, recordFailure, runWork, type Recorder } from "./work.js";
 import { pendingNode } from "./pending.js";
 import { runTask } from "./task.js";
-import { recordFailure, runWork, type Recorder } from "./work.js";
 
 /** Options of one local run of a turn. */
 export interface RunOptions {

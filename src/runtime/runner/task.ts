@@ -8,13 +8,11 @@
 import { ValueError } from "../../domain/errors.js";
 import { ModelOutput, TaskInput, ToolOutput, type Event } from "../../domain/events.js";
 import type { Trace } from "../../domain/trace.js";
-import { checkGraph } from "../check.js";
+import { checkGraph, type Graph } from "../graph.js";
 import type { Delegation, Step, StepContext, Work } from "../contracts.js";
 import { GraphError } from "../errors.js";
-import type { Graph } from "../graph.js";
 import { isTaskStep } from "../tools/delegation.js";
-import { readTrace } from "./read.js";
-import { runWork, safely, type Recorder, type WorkResult } from "./work.js";
+import { readTrace, runWork, safely, type Recorder, type WorkResult } from "./work.js";
 
 /** The context of a task unit: the parent's stream and the node whose step planned the unit. */
 export type TaskContext = Omit<StepContext, "trace">;

@@ -1,16 +1,23 @@
 /**
- * One unit of work, exactly once in the trace: read, skip what is recorded, run, and append with the
- * stream's expected length. When another writer moved the stream, read again and decide again.
+ * The runner's reads and writes of the store. One unit of work, exactly once in the trace: read, skip what
+ * is recorded, run, and append with the stream's expected length. When another writer moved the stream,
+ * read again and decide again.
  */
-import type { Event } from "../../domain/events.js";
-import { Failure } from "../../domain/events.js";
+import { type Event, Failure } from "../../domain/events.js";
 import { encode, type EventTypes } from "../../domain/registry.js";
-import type { Trace } from "../../domain/trace.js";
+import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
 import { scrubSecrets } from "../../ports/secrets.js";
 import type { Lease, TraceStore } from "../../ports/store.js";
 import type { Step, StepContext, Work } from "../contracts.js";
-import { readTrace } from "./read.js";
+
+/** Read a thread's whole log and decode it. An unknown thread gives an empty trace. */
+export async function readTrace(store: TraceStore, types: EventTypes, threadId: string): Promise<Trace> {
+  const entries = [];
+  for await (const entry of store.read(threadId))
+    entries.push({ position: entry.position, event: types.decode(entry.event) });
+  return new Trace(entries);
+}
 
 /** Where a unit of work reads and records: the store, the registry, the lease and the code version. */
 export interface Recorder {

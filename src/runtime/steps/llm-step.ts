@@ -1,12 +1,12 @@
 /** LlmStep: one model call, built by a context builder from the trace, recorded as a ModelOutput. */
 import { ModelOutput, type Event } from "../../domain/events.js";
-import { resultHandles } from "../handles.js";
+import { resultHandles } from "../tools/ids.js";
 import { readMarkers } from "../citations.js";
 import { mapArguments } from "../tools/arguments.js";
 import { TransientError } from "../../ports/errors.js";
 import type { ChatModel } from "../../ports/model.js";
 import type { ContextBuilder, ModelContext, Step, StepContext, Work } from "../contracts.js";
-import { streamTrace, turnEvents } from "./stream.js";
+import { streamTrace, turnEvents } from "../../domain/trace.js";
 
 /** The parts of an LlmStep. */
 export interface LlmStepOptions {

@@ -1,12 +1,11 @@
 /** ToolStep: runs the calls of the latest model output, one ToolOutput per call, each its own unit of work. */
 import { ModelOutput, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
 import { ValueError } from "../../domain/errors.js";
-import type { Trace } from "../../domain/trace.js";
+import { type Trace, streamTrace, turnEvents } from "../../domain/trace.js";
 import type { Budget } from "../budget.js";
 import type { Delegation, StepContext, TaskStep, Tool, Work } from "../contracts.js";
 import { isDelegation } from "../tools/delegation.js";
 import { executeCall } from "../tools/execute.js";
-import { streamTrace, turnEvents } from "./stream.js";
 
 /** The default result of a call past the budget's cap. */
 export const FINISH_DIRECTIVE =

@@ -8,7 +8,7 @@ import type { ToolCall } from "../../domain/events.js";
 import type { JsonValue } from "../../domain/json.js";
 import type { Numbering } from "../../domain/numbering.js";
 import type { ToolDef } from "../../ports/messages.js";
-import type { Handles } from "../handles.js";
+import type { Handles } from "./ids.js";
 
 /**
  * The call with each element number replaced by the real id of the element it names, when that element is of

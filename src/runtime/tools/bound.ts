@@ -4,7 +4,7 @@
  * another process: a value that changes would carry state from one call to the next.
  */
 import { ValueError } from "../../domain/errors.js";
-import { UnboundToolError } from "./errors.js";
+import { UnboundToolError } from "../errors.js";
 
 /** The declaration of one bound value of type T: `bound: { library: bound<Library>() }`. */
 export interface Bound<T> {

@@ -11,11 +11,10 @@ import { Numbering } from "../../domain/numbering.js";
 import { InvalidQueryError, ResourceUnavailableError } from "../../ports/errors.js";
 import { unparsedArguments } from "../../ports/tool-arguments.js";
 import type { Tool, ToolCallContext } from "../contracts.js";
-import { resultHandles, type Handles } from "../handles.js";
+import { resultHandles, type Handles, article, idArguments, type IdArgument } from "./ids.js";
 import { elementNumber } from "./arguments.js";
 import { unboundError } from "./bound.js";
-import { ToolReturnError, UnboundToolError } from "./errors.js";
-import { article, idArguments, type IdArgument } from "./ids.js";
+import { ToolReturnError, UnboundToolError } from "../errors.js";
 import { callsBefore, settledResults } from "./turn.js";
 
 /**

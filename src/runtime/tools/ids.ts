@@ -1,10 +1,12 @@
 /**
  * Arguments that hold ids: ElementId(Type) for an element's number, ResultHandle() for a result's handle.
  * The model writes the short form (5, r3); the LlmStep records the real id or call id (arguments.ts), so
- * the tool gets real ids and a recorded call reads without the tool's code.
+ * the tool gets real ids and a recorded call reads without the tool's code. Result handles themselves:
+ * r1, r2, ... name a thread's tool results in the order they were recorded (resultHandles).
  */
 import { z } from "zod";
 import type { ElementType } from "../../domain/elements.js";
+import { ToolOutput, type Event } from "../../domain/events.js";
 
 /** What an id argument holds, as its schema's metadata. */
 export type IdTarget = { kind: "element"; type: ElementType<any, any> } | { kind: "result" };
@@ -70,4 +72,25 @@ export function idTarget(schema: z.ZodType): IdTarget | undefined {
 /** The article of a type name in a sentence: "an" before a vowel, else "a". */
 export function article(word: string): string {
   return /^[aeiou]/.test(word) ? "an" : "a";
+}
+
+/** The handle of each result's call id, and the call id of each handle, for a thread's events (all streams). */
+export interface Handles {
+  /** The handle of a call id's result, such as "r3", or undefined. */
+  handleOf(callId: string): string | undefined;
+  /** The call id of a handle, or undefined for a handle that names no result. */
+  callIdOf(handle: string): string | undefined;
+}
+
+/** Number the results of a thread's events: r1 is the first ToolOutput with a call id. */
+export function resultHandles(events: readonly Event[]): Handles {
+  const byCallId = new Map<string, string>();
+  const byHandle = new Map<string, string>();
+  for (const event of events) {
+    if (!ToolOutput.is(event) || event.callId === null || byCallId.has(event.callId)) continue;
+    const handle = `r${byCallId.size + 1}`;
+    byCallId.set(event.callId, handle);
+    byHandle.set(handle, event.callId);
+  }
+  return { handleOf: (callId) => byCallId.get(callId), callIdOf: (handle) => byHandle.get(handle) };
 }

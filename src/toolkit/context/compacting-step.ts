@@ -3,14 +3,12 @@
  * the compact's `when` or does not fit, the model first writes a summary of the turns that `where`
  * selects. The Compaction and the call's output are recorded together, in one append.
  */
-import { Compaction, type Event } from "../../domain/events.js";
-import type { LogEntry } from "../../domain/stored.js";
-import type { Trace } from "../../domain/trace.js";
+import { Compaction, type Event, type LogEntry } from "../../domain/events.js";
+import { type Trace, streamTrace } from "../../domain/trace.js";
 import { UserMessage } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { ModelContext, Step, StepContext, Work } from "../../runtime/contracts.js";
 import type { LlmStep } from "../../runtime/steps/llm-step.js";
-import { streamTrace } from "../../runtime/steps/stream.js";
 import type { Compact } from "./compact.js";
 import type { ModelLimits } from "./limits.js";
 import { CompactionError, ContextFullError } from "./policy-errors.js";

@@ -14,13 +14,12 @@ import {
   type ToolCall,
 } from "../../domain/events.js";
 import { Numbering } from "../../domain/numbering.js";
-import type { Trace } from "../../domain/trace.js";
+import { type Trace, turnEvents } from "../../domain/trace.js";
 import { SystemMessage, ToolResult, UserMessage, type Message, type ToolDef } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
-import { resultHandles, type Handles } from "../../runtime/handles.js";
-import { turnEvents } from "../../runtime/steps/stream.js";
+import { resultHandles, type Handles } from "../../runtime/tools/ids.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextPolicy } from "./context-policy.js";

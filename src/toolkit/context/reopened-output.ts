@@ -6,7 +6,7 @@
 import type { Element } from "../../domain/elements.js";
 import { Reopened, ToolOutput } from "../../domain/events.js";
 import type { Numbering } from "../../domain/numbering.js";
-import type { Handles } from "../../runtime/handles.js";
+import type { Handles } from "../../runtime/tools/ids.js";
 import type { Recordings } from "./recordings.js";
 
 /** What drawing a reopen result needs. */

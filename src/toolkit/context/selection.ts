@@ -4,7 +4,7 @@
  */
 import { ValueError } from "../../domain/errors.js";
 import type { Trace } from "../../domain/trace.js";
-import { resultHandles } from "../../runtime/handles.js";
+import { resultHandles } from "../../runtime/tools/ids.js";
 import { unitsOf, type Unit } from "./units.js";
 
 /** A slice of units, as Array.prototype.slice takes it: from `start` up to (not including) `end`; negative counts from the end. */

@@ -3,13 +3,11 @@ import type { z } from "zod";
 import { Input, ModelOutput, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
 import type { JsonValue } from "../../domain/json.js";
 import { Numbering } from "../../domain/numbering.js";
-import type { Trace } from "../../domain/trace.js";
+import { type Trace, turnEvents } from "../../domain/trace.js";
 import { unparsedArguments } from "../../ports/tool-arguments.js";
-import { resultHandles } from "../../runtime/handles.js";
-import { turnEvents } from "../../runtime/steps/stream.js";
+import { resultHandles, idArguments } from "../../runtime/tools/ids.js";
 import { taskStream } from "../../runtime/tools/delegation.js";
 import { idProblems, misfit, withStringIds } from "../../runtime/tools/execute.js";
-import { idArguments } from "../../runtime/tools/ids.js";
 import { INPUT_ARGUMENT } from "./arguments.js";
 
 /** What hands off the calls of one delegation. */

@@ -3,7 +3,7 @@
  * checks it at construction so that a default that reads a missing field fails before any turn runs.
  */
 import type { z } from "zod";
-import { Text } from "./text.js";
+import { Text } from "./input-types.js";
 
 /**
  * The fields of input types whose output zod cannot show (a transform's output is a function's result).

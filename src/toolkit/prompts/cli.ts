@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { PromptFile } from "./prompt-file.js";
-import { PromptFileError } from "./prompt-file-error.js";
+import { PromptFileError } from "./schema.js";
 import type { Prompts } from "./prompts.js";
 
 const USAGE =

@@ -6,7 +6,7 @@
  */
 import nunjucks from "nunjucks";
 import { JINJA_FILTERS } from "./jinja-filters.js";
-import { PromptFileError } from "./prompt-file-error.js";
+import { PromptFileError } from "./schema.js";
 import { checkedSize, countStep, installSandbox, safeRange, unsafeReads, withinBudget } from "./sandbox.js";
 
 /** The name under which a layer's template extends the base template. */

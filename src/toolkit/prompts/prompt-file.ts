@@ -4,9 +4,8 @@ import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { jinjaEnvironment, compileTemplate, isKnownFilter } from "./jinja.js";
-import { PromptFileError } from "./prompt-file-error.js";
+import { PromptFileError, type ModelLayer, PromptFileFields, type PromptFileInput, type ToolTexts } from "./schema.js";
 import { ALWAYS_KNOWN, Prompts } from "./prompts.js";
-import { type ModelLayer, PromptFileFields, type PromptFileInput, type ToolTexts } from "./schema.js";
 import { templateReads, type TemplateReads } from "./template-reads.js";
 
 /**

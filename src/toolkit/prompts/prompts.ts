@@ -4,8 +4,7 @@ import type nunjucks from "nunjucks";
 import { canonicalJson } from "../../domain/json.js";
 import type { Tool } from "../../runtime/contracts.js";
 import { BASE_TEMPLATE, compileTemplate, jinjaEnvironment, jinjaMessage, renderTemplate } from "./jinja.js";
-import { PromptFileError } from "./prompt-file-error.js";
-import type { ToolTexts } from "./schema.js";
+import { PromptFileError, type ToolTexts } from "./schema.js";
 import { templateReads } from "./template-reads.js";
 
 /** The fields of Prompts. */

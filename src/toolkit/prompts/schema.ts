@@ -1,5 +1,15 @@
-/** The shape of a prompt file: strict zod schemas, so a misspelt field is refused instead of dropped. */
+/**
+ * The shape of a prompt file: strict zod schemas, so a misspelt field is refused instead of dropped; and
+ * the error of a file that does not fit.
+ */
 import { z } from "zod";
+import { CallerError } from "../../domain/errors.js";
+
+/**
+ * A prompt file that does not fit its agent, or a model layer that does not fit the file's base: a wrong
+ * shape, invalid Jinja, an unknown variable, block, text, tool or argument. The caller's fault: fix the file.
+ */
+export class PromptFileError extends CallerError {}
 
 /** What the model reads of one tool: its description and its arguments' descriptions. Unknown fields are refused. */
 export const ToolTexts = z.strictObject({

@@ -10,14 +10,13 @@ import { END, Graph } from "../../runtime/graph.js";
 import { LlmStep } from "../../runtime/steps/llm-step.js";
 import { ToolStep } from "../../runtime/steps/tool-step.js";
 import { renderedBy, type RenderInput } from "../inputs/render.js";
-import { Text, type TextTurn } from "../inputs/text.js";
+import { Text, type TextTurn } from "../inputs/input-types.js";
 import { hasTurnField } from "../inputs/turn-fields.js";
 import { PromptFile } from "../prompts/prompt-file.js";
 import { Prompts } from "../prompts/prompts.js";
 import type { TemplatePrompt } from "../prompts/template.js";
 import { ReActConfig, type ReActConfigOptions } from "./config.js";
-import { withInstructions } from "./instructions.js";
-import { systemPrompt } from "./system-prompt.js";
+import { withInstructions, systemPrompt } from "./instructions.js";
 import { offeredTools, requiredInstructions } from "./turn-tools.js";
 
 /**

@@ -5,7 +5,7 @@ import type { CitationStrategy, Tool } from "../../runtime/contracts.js";
 import { DEFAULT_LIMITS, type ModelLimits } from "../context/limits.js";
 import { MessageBuilder } from "../context/message-builder.js";
 import { elementsThenText, type RenderTurn } from "../inputs/render.js";
-import type { ToolStates } from "../inputs/tool-state.js";
+import type { ToolStates } from "../inputs/input-types.js";
 import type { PromptFile } from "../prompts/prompt-file.js";
 import type { Prompt } from "../prompts/template.js";
 import { checkConfig } from "./config-checks.js";

@@ -1,6 +1,6 @@
 /** ToolDeclaration: a tool that an agent has, by name, and the agent's rule for offering it. */
 import { ValueError } from "../../domain/errors.js";
-import { ToolState, type ToolStates } from "../inputs/tool-state.js";
+import { ToolState, type ToolStates } from "../inputs/input-types.js";
 
 /** The default instruction of a required tool: `{tool}` becomes the tool's name. */
 export const REQUIRED_TOOL_INSTRUCTION = "Use the {tool} tool for this message.";

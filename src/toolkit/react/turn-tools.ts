@@ -1,7 +1,7 @@
 /** The tools of one turn: which declared tools the turn offers, and the instructions of those it requires. */
 import type { Tool } from "../../runtime/contracts.js";
 import { InputDeniedError } from "../../runtime/errors.js";
-import { ToolState, type ToolStates } from "../inputs/tool-state.js";
+import { ToolState, type ToolStates } from "../inputs/input-types.js";
 import type { ToolDeclaration } from "./declaration.js";
 
 /**

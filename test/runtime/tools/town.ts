@@ -2,10 +2,9 @@
 // with the short texts that the tests assert.
 import { z } from "zod";
 import { ToolOutput, type Event } from "../../../src/domain/events.js";
-import { Trace } from "../../../src/domain/trace.js";
+import { Trace, turnEvents } from "../../../src/domain/trace.js";
 import type { ToolCallContext } from "../../../src/runtime/contracts.js";
 import { ElementId, Recorded, atMost, bound, tool } from "../../../src/runtime/index.js";
-import { turnEvents } from "../../../src/runtime/steps/stream.js";
 import type { Section } from "../../../examples/tutorials/01-first-agent/library.js";
 import { Document, Passage, asDocument, asPassage } from "../../../examples/tutorials/02-citations/tools.js";
 

@@ -13,7 +13,7 @@ import {
 import { BRACKETS } from "../../../src/runtime/citations.js";
 import { Budget } from "../../../src/runtime/budget.js";
 import { renderedBy } from "../../../src/toolkit/inputs/render.js";
-import { Text } from "../../../src/toolkit/inputs/text.js";
+import { Text } from "../../../src/toolkit/inputs/input-types.js";
 import type { RenderInput } from "../../../src/toolkit/inputs/render.js";
 import {
   ALWAYS,

@@ -1,7 +1,7 @@
 /** Conformance on bad input: each gives the documented or a clear error, and nothing of the call lands. */
 import { afterEach, describe, expect, it } from "vitest";
 import { ValueError } from "../../../../src/domain/errors.js";
-import type { StoredEvent } from "../../../../src/domain/stored.js";
+import type { StoredEvent } from "../../../../src/domain/events.js";
 import { SealedEventError } from "../../../../src/ports/errors.js";
 import { StoreClosedError } from "../../../../src/adapters/index.js";
 import { collect, event, events, threadId, type OpenStore, type StoreFixture } from "./support.js";

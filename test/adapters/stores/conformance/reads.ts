@@ -1,7 +1,7 @@
 /** Conformance of read (without follow), readBackwards, load and delete, and of unknown thread ids. */
 import { afterEach, describe, expect, it } from "vitest";
 import { ValueError } from "../../../../src/domain/errors.js";
-import type { StoredEvent } from "../../../../src/domain/stored.js";
+import type { StoredEvent } from "../../../../src/domain/events.js";
 import { collect, event, events, take, threadId, type OpenStore, type StoreFixture } from "./support.js";
 
 /** Sealed events as an export of another store would give them. */

@@ -1,5 +1,5 @@
 /** What the conformance suite of TraceStore needs: how to open a store, events to append, and readers. */
-import type { LogEntry, StoredEvent } from "../../../../src/domain/stored.js";
+import type { LogEntry, StoredEvent } from "../../../../src/domain/events.js";
 import type { TraceStore } from "../../../../src/ports/store.js";
 
 /** A new, empty store, and more stores on the same data through connections of their own. */

@@ -1,6 +1,6 @@
 /** Conformance of TraceStore.threads: newest first by first event ts then id, paged with `before`. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { StoredEvent } from "../../../../src/domain/stored.js";
+import type { StoredEvent } from "../../../../src/domain/events.js";
 import { event, events, type OpenStore, type StoreFixture } from "./support.js";
 
 function first(ts: string, label: string): StoredEvent[] {
