@@ -84,6 +84,17 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
  * Run a worker for the catalog until the process gets SIGINT or SIGTERM, or `signal` aborts. It first
  * registers the turn's search attributes (a server that refuses, such as a cloud namespace, gets them
  * registered by its operator: the worker warns and runs). Its own connection is closed when it stops.
+ *
+ * @example
+ * ```ts
+ * import { AgentCatalog } from "soev-agents/runtime";
+ * import type { ReActAgent } from "soev-agents/toolkit";
+ * import { runWorker, storeFromEnvironment } from "soev-agents/worker";
+ *
+ * declare const assistant: ReActAgent;
+ * const catalog = new AgentCatalog(await storeFromEnvironment(), { assistant }, { version: "2026-01" });
+ * await runWorker({ catalog, taskQueue: "soev-agents" }); // until SIGINT or SIGTERM
+ * ```
  */
 export async function runWorker(options: TurnWorkerOptions & { signal?: AbortSignal }): Promise<void> {
   const settings = temporalSettings();

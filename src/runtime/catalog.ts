@@ -25,7 +25,25 @@ export interface CatalogOptions {
   resources?: ResourcesOf;
 }
 
-/** The registry of agents by name, with a store and a version string. */
+/**
+ * The registry of agents by name, with a store and a version string.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTraceStore } from "soev-agents/adapters";
+ * import { Input, ModelOutput } from "soev-agents/domain";
+ * import { AgentCatalog } from "soev-agents/runtime";
+ * import type { ReActAgent } from "soev-agents/toolkit";
+ *
+ * declare const assistant: ReActAgent;
+ * const agents = new AgentCatalog(new InMemoryTraceStore(), { assistant }, { version: "2026-01" });
+ * const [thread] = await agents.open("assistant", Input({ payload: "How much is a parking permit?", model: "gpt-4.1-mini" }));
+ * const trace = await thread.resume();
+ * console.log(trace.byType(ModelOutput).at(-1)?.content);
+ * const followUp = Input({ payload: "And for a visitor?", model: "gpt-4.1-mini" });
+ * await (await agents.thread(thread.id, { input: followUp })).send(followUp);
+ * ```
+ */
 export class AgentCatalog {
   readonly store: TraceStore;
   readonly version: string | null;

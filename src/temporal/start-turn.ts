@@ -50,7 +50,24 @@ export interface TurnHandle {
   result(): Promise<TurnResult>;
 }
 
-/** Start one turn. A second start while a turn of the thread runs raises TurnRunningError. */
+/**
+ * Start one turn. A second start while a turn of the thread runs raises TurnRunningError.
+ *
+ * @example
+ * ```ts
+ * import { Client, Connection } from "@temporalio/client";
+ * import { startTurn } from "soev-agents/temporal";
+ *
+ * const client = new Client({ connection: await Connection.connect({ address: "localhost:7233" }) });
+ * const turn = await startTurn(client, {
+ *   agent: "assistant",
+ *   input: { payload: "How much is a parking permit?", model: "gpt-4.1-mini" },
+ * });
+ * const { answer, citations } = await turn.result();
+ * // The next turn of the thread:
+ * await startTurn(client, { agent: "assistant", threadId: turn.threadId, input: { payload: "Thanks!", model: "gpt-4.1-mini" } });
+ * ```
+ */
 export async function startTurn(client: Client, options: StartTurnOptions): Promise<TurnHandle> {
   if (!options.agent) throw new ValueError("startTurn needs the agent's name.");
   const threadId = options.threadId ?? randomUUID();

@@ -1,10 +1,12 @@
 /**
- * Every TypeScript code block of README.md and docs/ compiles against the repository's sources, as a user's
- * module importing `soev-agents/<layer>`: a snippet that uses a name it never defines or imports, or calls an
- * API the way it no longer works, fails here. A block opts out only with `snippet-skip` in its info string
- * (```ts snippet-skip), for a deliberately partial fragment.
+ * Every TypeScript code block of README.md and docs/, and of the `@example` tags of the sources' TSDoc,
+ * compiles against the repository's sources, as a user's module importing `soev-agents/<layer>`: a snippet
+ * that uses a name it never defines or imports, or calls an API the way it no longer works, fails here. A
+ * block opts out only with `snippet-skip` in its info string (```ts snippet-skip), for a deliberately
+ * partial fragment.
  */
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { documentationFiles, languageOf, readDocumentation, ROOT, splitMarkdown } from "./markdown.js";
@@ -20,11 +22,42 @@ interface Snippet {
   code: string;
 }
 
+/** The TypeScript files of the sources whose TSDoc TypeDoc publishes. */
+function sourceFiles(): string[] {
+  const files = ["worker.ts"];
+  const walk = (folder: string): void => {
+    for (const name of readdirSync(join(ROOT, folder)).sort()) {
+      const path = join(folder, name);
+      if (statSync(join(ROOT, path)).isDirectory()) walk(path);
+      else if (name.endsWith(".ts")) files.push(path);
+    }
+  };
+  for (const folder of ["src", "workflows", "activities"]) walk(folder);
+  return files;
+}
+
+/** The text of a source's doc comments as Markdown (the leading ` * ` cut), lines kept in place. */
+function docCommentsOf(file: string): string {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const lines = text.split("\n").map(() => "");
+  for (const match of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
+    const first = text.slice(0, match.index).split("\n").length - 1;
+    match[0].split("\n").forEach((line, offset) => {
+      lines[first + offset] = line.replace(/^\s*\/?\*+\/?\s?/, "").replace(/\s*\*\/$/, "");
+    });
+  }
+  return lines.join("\n");
+}
+
 function snippets(): { snippets: Snippet[]; skipped: string[] } {
   const found: Snippet[] = [];
   const skipped: string[] = [];
-  for (const file of documentationFiles()) {
-    const { blocks } = splitMarkdown(readDocumentation(file));
+  const texts = [
+    ...documentationFiles().map((file) => [file, readDocumentation(file)] as const),
+    ...sourceFiles().map((file) => [relative(ROOT, join(ROOT, file)), docCommentsOf(file)] as const),
+  ];
+  for (const [file, text] of texts) {
+    const { blocks } = splitMarkdown(text);
     blocks.forEach((block, index) => {
       if (!TYPESCRIPT.has(languageOf(block))) return;
       if (block.info.split(/\s+/).includes(SKIP)) return void skipped.push(`${file}:${block.line}`);

@@ -37,6 +37,16 @@ interface MemoryThread {
 /**
  * A TraceStore in memory. Payloads are kept as JSON text, so a read yields fresh objects exactly as the
  * SQL stores do, and nothing a caller mutates changes the log.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTraceStore } from "soev-agents/adapters";
+ * import { AgentCatalog } from "soev-agents/runtime";
+ * import type { ReActAgent } from "soev-agents/toolkit";
+ *
+ * declare const assistant: ReActAgent;
+ * const agents = new AgentCatalog(new InMemoryTraceStore(), { assistant }, { version: "test" });
+ * ```
  */
 export class InMemoryTraceStore implements TraceStore {
   private readonly logs = new Map<string, MemoryThread>();

@@ -55,6 +55,16 @@ const LAST_POSITION = 2 ** 31 - 1;
  * A TraceStore on PostgreSQL. Its tables are made by migratePostgres, which must run first. Writes to one
  * thread are serialised by a transaction-scoped advisory lock; each write NOTIFYs the thread id, and
  * followers wait on one dedicated LISTEN connection per store (no polling).
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * import { migratePostgres, PostgresTraceStore } from "soev-agents/adapters";
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * await migratePostgres(pool, { schema: "agents" });
+ * const store = new PostgresTraceStore({ pool, schema: "agents" });
+ * ```
  */
 export class PostgresTraceStore implements TraceStore {
   private readonly pool: Pool;

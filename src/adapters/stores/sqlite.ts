@@ -45,6 +45,17 @@ const DEFAULTS: Required<SqliteTraceStoreOptions> = { busyTimeout: 5, pollInterv
  * A TraceStore in one SQLite file, in WAL mode, or in memory with ":memory:". It creates its tables.
  * Writes through any store of this process wake followers at once; writes by other processes reach
  * followers within `pollInterval` (SQLite has no notifications between processes).
+ *
+ * @example
+ * ```ts
+ * import { SqliteTraceStore } from "soev-agents/adapters";
+ *
+ * const store = new SqliteTraceStore("./.data/traces.sqlite");
+ * // The ten newest threads, then every event of the newest, with its position in the thread's log.
+ * const [newest] = await store.threads({ limit: 10 });
+ * if (newest) for await (const entry of store.read(newest[0])) console.log(entry.position, entry.event.type);
+ * await store.close();
+ * ```
  */
 export class SqliteTraceStore implements TraceStore {
   private readonly db: Database;

@@ -81,7 +81,33 @@ type Empty = Record<never, never>;
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Make a FunctionTool. Bad settings fail here, before any model call. */
+/**
+ * Make a FunctionTool. Bad settings fail here, before any model call.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { sourceType, ToolOutput } from "soev-agents/domain";
+ * import { atMost, bound, Recorded, tool } from "soev-agents/runtime";
+ *
+ * const Passage = sourceType("passage");
+ * const search = tool({
+ *   name: "search",
+ *   description: "Search the documents for passages.",
+ *   args: { query: z.string().min(1).describe("Words to look for.") },
+ *   bound: { index: bound<{ find(query: string): { id: string; text: string }[] }>() },
+ *   recorded: { seen: Recorded(Passage) },
+ *   limit: atMost(2, { calls: "search", error: "You searched twice. Answer with what you found." }),
+ *   async run({ query, index, seen }) {
+ *     const shown = new Set(seen.map((passage) => passage.id));
+ *     const found = index.find(query).filter((hit) => !shown.has(hit.id));
+ *     return ToolOutput({ elements: found.map((hit) => Passage(hit)) });
+ *   },
+ * });
+ * // A test calls it without a model; an agent gets it bound: search.bind({ index }).
+ * const output = await search({ query: "permit", index: { find: () => [] }, seen: [] });
+ * ```
+ */
 export function tool<
   A extends z.ZodRawShape = Empty,
   B extends Record<string, Bound<any>> = Empty,

@@ -77,6 +77,20 @@ export const CONTEXT_POLICY_DEFAULTS: Readonly<Required<ContextPolicyOptions>> =
  * target (a shrink with its own `when` runs over that size instead). When the context is still over the
  * compact's `when`, the model summarises earlier history. A call whose prompt leaves less than outputReserve
  * in the window is refused before it is made (ContextFullError).
+ *
+ * @example
+ * ```ts
+ * import { Compact, Compress, ContextPolicy, MessageBuilder, Share, Stub, Tokens, turns } from "soev-agents/toolkit";
+ *
+ * const policy = new ContextPolicy({
+ *   startAt: new Share(0.6),
+ *   target: new Share(0.4),
+ *   shrink: [Compress(turns.slice(0, -2)), Stub(turns.slice(0, -4))],
+ *   resultCap: new Tokens(4000),
+ *   compact: new Compact(),
+ * });
+ * const builder = new MessageBuilder({ policy });
+ * ```
  */
 export class ContextPolicy {
   readonly startAt: Threshold;

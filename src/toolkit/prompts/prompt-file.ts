@@ -17,6 +17,17 @@ import { templateReads, type TemplateReads } from "./template-reads.js";
  * Construction validates everything and throws PromptFileError naming the file: another shape (unknown
  * fields included), invalid Jinja, an unknown filter, a layer that replaces a block or a text the base
  * does not define, or two layers that name one endpoint.
+ *
+ * @example
+ * ```ts
+ * import type { ChatModel } from "soev-agents/ports";
+ * import { PromptFile, ReActConfig } from "soev-agents/toolkit";
+ *
+ * declare const model: ChatModel;
+ * const prompt = await PromptFile.load("prompts/assistant.yaml");
+ * const config = new ReActConfig({ model, prompt });
+ * console.log(prompt.forModel("gpt-4.1-mini").system);
+ * ```
  */
 export class PromptFile {
   /** The system prompt as a Jinja template (plain text: nothing is escaped), or null when the file has none. */

@@ -58,6 +58,20 @@ const DEFAULT_READS = { renderInput: "text", toolStates: "tools" } as const;
  * defaults renderInput and toolStates read the turn's `text` and `tools` fields: an input type whose zod
  * schema shows it lacks one is refused (ValueError). A schema that cannot show it (a transform, a loose
  * object, z.any()) is checked on the parsed turn at build, before any model call.
+ *
+ * @example
+ * ```ts
+ * import { sourceType } from "soev-agents/domain";
+ * import type { ChatModel } from "soev-agents/ports";
+ * import type { Tool } from "soev-agents/runtime";
+ * import { BRACKETS, ReActAgent, ReActConfig } from "soev-agents/toolkit";
+ *
+ * declare const model: ChatModel;
+ * declare const search: Tool;
+ * const Passage = sourceType("passage");
+ * const config = new ReActConfig({ model, prompt: "Answer from the documents; cite like [1].", tools: [search], citations: BRACKETS });
+ * const assistant = new ReActAgent(config, { elementTypes: [Passage] });
+ * ```
  */
 export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
   readonly input: z.ZodType<T>;

@@ -81,6 +81,24 @@ export const REACT_DEFAULTS: Readonly<Omit<Required<ReActConfigOptions>, "model"
  *
  * Construction validates the settings (ValueError, PromptFileError), so a bad config fails before any
  * model call: see checkConfig.
+ *
+ * @example
+ * ```ts
+ * import type { ChatModel } from "soev-agents/ports";
+ * import type { Tool } from "soev-agents/runtime";
+ * import { BRACKETS, ContextPolicy, MessageBuilder, ReActConfig } from "soev-agents/toolkit";
+ *
+ * declare const model: ChatModel;
+ * declare const search: Tool;
+ * const config = new ReActConfig({
+ *   model,
+ *   prompt: "Answer from the documents. Cite each fact like [1].",
+ *   tools: [search],
+ *   citations: BRACKETS,
+ *   passes: 4,
+ *   context: new MessageBuilder({ policy: new ContextPolicy() }),
+ * });
+ * ```
  */
 export class ReActConfig<T = any> {
   readonly model: ChatModel;
