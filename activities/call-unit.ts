@@ -9,7 +9,7 @@
 import { Context } from "@temporalio/activity";
 import { Input, MAIN, ModelOutput } from "../src/domain/events.js";
 import { ValueError } from "../src/domain/errors.js";
-import { runWork } from "../src/runtime/runner/work.js";
+import { observedRun, runWork } from "../src/runtime/runner/work.js";
 import type { PlannedWork, TurnResult, WorkArgument, WorkDone, WorkUnit } from "../src/temporal/contract.js";
 import type { Trace } from "../src/domain/trace.js";
 import { turnSummary } from "./close-turn.js";
@@ -57,9 +57,7 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
         );
       // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
       const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
-      result = access.observer?.run
-        ? await access.observer.run(argument.threadId, argument.agent, opening, run)
-        : await run();
+      result = await observedRun(access.observer, { threadId: argument.threadId, agent: argument.agent, opening }, run);
     } finally {
       stop();
     }

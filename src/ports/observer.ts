@@ -8,7 +8,11 @@ export type CallKind = "model" | "tool";
 export interface Observer {
   /** Take one event after the store recorded it. `agent` is null for an event recorded outside an agent. */
   event?(threadId: string, agent: string | null, event: Event): void;
-  /** Wrap one run of a thread; the calls of the run arrive while `body` runs. */
+  /**
+   * Wrap one run of a thread; the calls of the run arrive while `body` runs. `opening` is the input that
+   * opened the current turn when that turn is not over, else null. The runtime runs `body` once whatever
+   * this does: when it raises or never calls `body`, the runtime logs a warning and the run goes on.
+   */
   run?<T>(threadId: string, agent: string | null, opening: Input | null, body: () => Promise<T>): Promise<T>;
   /** Take the start of one model or tool call, before it runs. */
   call?(

@@ -6,8 +6,10 @@ import type { Trace } from "../domain/trace.js";
 import type { Fragment } from "../ports/model.js";
 import { accepted } from "./agent.js";
 import type { AgentCatalog } from "./catalog.js";
-import { checkGraph } from "./graph.js";
+import { END, checkGraph } from "./graph.js";
 import { runTurn } from "./runner/local.js";
+import { pendingNode } from "./runner/pending.js";
+import { observedRun } from "./runner/work.js";
 
 /** How long a local run holds the thread's lease between renewals, in seconds. */
 const LEASE_SECONDS = 60;
@@ -55,8 +57,10 @@ export class Thread {
         version: this.catalog.version,
       };
       const run = () => runTurn(recorder, graph, { agent: this.agent, observer, ...options });
-      const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
-      return observer?.run ? await observer.run(this.id, this.agent, opening, run) : await run();
+      // The observer is told of the input that opened the turn only while that turn is not over.
+      const over = pendingNode(graph, { threadId: this.id, agent: this.agent, stream: MAIN, trace }) === END;
+      const opening = over ? null : (trace.stream(MAIN).byType(Input).at(-1) ?? null);
+      return await observedRun(observer, { threadId: this.id, agent: this.agent, opening }, run);
     } finally {
       clearInterval(renewal);
       await store.release(lease);

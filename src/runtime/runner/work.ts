@@ -3,11 +3,12 @@
  * is recorded, run, and append with the stream's expected length. When another writer moved the stream,
  * read again and decide again.
  */
-import { type Event, Failure } from "../../domain/events.js";
+import { type Event, Failure, type Input } from "../../domain/events.js";
 import { encode, type EventTypes } from "../../domain/registry.js";
 import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
 import { scrubSecrets } from "../../ports/secrets.js";
+import type { Observer } from "../../ports/observer.js";
 import type { Lease, TraceStore } from "../../ports/store.js";
 import type { Step, StepContext, Work } from "../contracts.js";
 
@@ -114,6 +115,47 @@ export function safely(watch: () => void): void {
   try {
     watch();
   } catch (error) {
-    console.warn(`soev-agents: an observer raised and was ignored: ${String(error)}`);
+    ignored(error);
   }
+}
+
+/**
+ * Run `body` inside the observer's run context (Observer.run). An observer that raises, before, around or
+ * after the body, or that never calls it, is logged and never changes the run: the body runs exactly once,
+ * and its result or its error is the run's, whatever the observer returns.
+ */
+export async function observedRun<T>(
+  observer: Observer | undefined,
+  run: { threadId: string; agent: string | null; opening: Input | null },
+  body: () => Promise<T>,
+): Promise<T> {
+  if (!observer?.run) return body();
+  let outcome: Promise<T> | undefined;
+  const once = (): Promise<T> => {
+    if (outcome === undefined) {
+      outcome = body();
+      // Handled here: the run awaits it below, even when the observer drops it.
+      outcome.catch(() => undefined);
+    }
+    return outcome;
+  };
+  try {
+    await observer.run(run.threadId, run.agent, run.opening, once);
+  } catch (error) {
+    const bodyError =
+      outcome === undefined
+        ? undefined
+        : await outcome.then(
+            () => undefined,
+            (raised) => raised,
+          );
+    // The body's own error, passed through the observer, is the run's error: not the observer's fault.
+    if (bodyError === undefined || bodyError !== error) ignored(error);
+  }
+  if (outcome === undefined) ignored(new Error("its run() returned without calling the body; the body ran without it"));
+  return once();
+}
+
+function ignored(error: unknown): void {
+  console.warn(`soev-agents: an observer raised and was ignored: ${String(error)}`);
 }
