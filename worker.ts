@@ -19,6 +19,7 @@ import { migratePostgres } from "./src/adapters/stores/postgres-schema.js";
 import { SqliteTraceStore } from "./src/adapters/stores/sqlite.js";
 import type { Observer } from "./src/ports/observer.js";
 import type { TraceStore } from "./src/ports/store.js";
+import type { Authorize } from "./src/temporal/authorize.js";
 import type { AgentCatalog } from "./src/runtime/catalog.js";
 import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
 import { SearchAttributeRegistrationError } from "./src/temporal/errors.js";
@@ -57,6 +58,8 @@ export interface TurnWorkerOptions {
   catalog: AgentCatalog;
   /** Watches the calls and events; default the catalog's observer. */
   observer?: Observer;
+  /** Decides whether a turn may open, before its thread is read or written; default every turn may. */
+  authorize?: Authorize;
   /** Default TEMPORAL_TASK_QUEUE, else "soev-agents". */
   taskQueue?: string;
   /** Default TEMPORAL_NAMESPACE, else "default". */
@@ -75,7 +78,11 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     connection: options.connection,
     namespace: options.namespace ?? settings.namespace,
     taskQueue: options.taskQueue ?? settings.taskQueue,
-    activities: createActivities({ catalog: options.catalog, observer: options.observer }),
+    activities: createActivities({
+      catalog: options.catalog,
+      observer: options.observer,
+      authorize: options.authorize,
+    }),
     ...code,
   });
 }
@@ -138,7 +145,8 @@ export async function storeFromEnvironment(env: NodeJS.ProcessEnv = process.env)
     return new PostgresTraceStore({ connectionString: env.DATABASE_URL });
   }
   const folder = resolve(env.SOEV_DATA_DIR || ".data");
-  mkdirSync(folder, { recursive: true });
+  // The trace holds the conversations: a folder only the worker's user can open.
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
   return new SqliteTraceStore(join(folder, "soev-agents.sqlite"));
 }
 

@@ -42,12 +42,14 @@ export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: T
   const sources = [
     ...new Set(citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null))),
   ];
+  // idsOnly: the result carries ids, positions and counts; the answer's text stays in the trace store.
+  const idsOnly = argument.idsOnly === true;
   return {
     threadId: argument.threadId,
     agent: argument.agent,
-    answer: written.slice(0, ANSWER_CHARACTERS),
-    truncated: written.length > ANSWER_CHARACTERS,
-    citations,
+    answer: idsOnly ? "" : written.slice(0, ANSWER_CHARACTERS),
+    truncated: idsOnly ? written.length > 0 : written.length > ANSWER_CHARACTERS,
+    citations: idsOnly ? [] : citations,
     sources,
     positions: { first: entries[0]!.position, last: entries.at(-1)!.position },
     events: events.length,

@@ -12,6 +12,7 @@ import { failTurn } from "./fail-turn.js";
 import { nextWork } from "./next-work.js";
 import { openTurn } from "./open-turn.js";
 import { handBackTask, handOffTask } from "./task-parts.js";
+import type { Authorize } from "../src/temporal/authorize.js";
 import type { TurnAccess } from "./turn-access.js";
 
 /** What the activities run with. */
@@ -20,11 +21,17 @@ export interface ActivitiesOptions {
   catalog: AgentCatalog;
   /** Watches the model and tool calls and the recorded events. Default: the catalog's observer. */
   observer?: Observer;
+  /** Decides whether a turn may open, before its thread is read or written. Default: every turn may. */
+  authorize?: Authorize;
 }
 
 /** The activities a worker registers for the turn workflow. */
 export function createActivities(options: ActivitiesOptions): TurnActivities {
-  const access: TurnAccess = { catalog: options.catalog, observer: options.observer ?? options.catalog.observer };
+  const access: TurnAccess = {
+    catalog: options.catalog,
+    observer: options.observer ?? options.catalog.observer,
+    authorize: options.authorize,
+  };
   return {
     openTurn: (argument) => openTurn(access, argument),
     nextWork: (argument) => nextWork(access, argument),

@@ -19,6 +19,7 @@ import { checkGraph } from "../src/runtime/graph.js";
 import { append } from "../src/runtime/runner/work.js";
 import type { OpenedTurn, OpenTurnArgument } from "../src/temporal/contract.js";
 import { ThreadAgentError, ThreadMovedError } from "../src/temporal/errors.js";
+import { checkAuthorized } from "../src/temporal/authorize.js";
 import { reported } from "./failures.js";
 import { LEASE_SECONDS, graphOf, plannedWork, recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
 
@@ -29,6 +30,12 @@ const OPEN_TRIES = 3;
 export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): Promise<OpenedTurn> {
   return reported(async () => {
     const { catalog } = access;
+    // Authorization first: a refused turn reads and writes nothing.
+    await checkAuthorized(access.authorize, {
+      principal: argument.principal ?? null,
+      agent: argument.agent,
+      threadId: argument.threadId,
+    });
     const input = Input({ payload: argument.input.payload, model: argument.input.model, stream: argument.stream });
     accepted(catalog.agent(argument.agent).input, input);
     const event = catalog.opening(argument.agent, input);

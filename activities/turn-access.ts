@@ -13,6 +13,7 @@ import { type Graph, checkGraph, END } from "../src/runtime/graph.js";
 import { pendingNode } from "../src/runtime/runner/pending.js";
 import { readTrace, type Recorder } from "../src/runtime/runner/work.js";
 import { taskGraph } from "../src/runtime/runner/task.js";
+import type { Authorize } from "../src/temporal/authorize.js";
 import type { PlannedWork, TurnLease, TurnScope } from "../src/temporal/contract.js";
 
 /** How long the turn's lease lives between renewals, in seconds: renewed once a third of it has passed. */
@@ -22,6 +23,8 @@ export const LEASE_SECONDS = 60;
 export interface TurnAccess {
   catalog: AgentCatalog;
   observer: Observer | undefined;
+  /** Decides whether a turn may open; none allows every turn. */
+  authorize?: Authorize;
 }
 
 /** The recorder of a turn's activity: the catalog's store and version, the agent's types, the turn's lease. */
@@ -100,5 +103,12 @@ export async function plannedWork(
   const node = pendingNode(graph, context);
   if (node === END) return { node: null, work: [], streamLength };
   const work = graph.step(node).plan({ ...context, node });
-  return { node, work: work.map(({ key, kind, name, summary }) => ({ key, kind, name, summary })), streamLength };
+  // idsOnly: a summary names the kind and the tool or model, never its arguments.
+  const summaryOf = (unit: { kind: string; name: string; summary: string }) =>
+    scope.idsOnly === true ? `${unit.kind} ${unit.name}` : unit.summary;
+  return {
+    node,
+    work: work.map((unit) => ({ key: unit.key, kind: unit.kind, name: unit.name, summary: summaryOf(unit) })),
+    streamLength,
+  };
 }

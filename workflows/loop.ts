@@ -17,6 +17,7 @@ import {
 } from "@temporalio/workflow";
 import {
   TASK_WORKFLOW,
+  markdownEscaped,
   shortened,
   taskWorkflowIdOf,
   type TaskArgument,
@@ -38,6 +39,7 @@ export const DEFAULT_SETTINGS: Required<TurnSettings> = {
   callSeconds: 600,
   controlSeconds: 30,
   attempts: 10,
+  idsOnly: false,
 };
 
 /** The activities with the options of the control activities, and the options of the model and tool calls. */
@@ -98,7 +100,8 @@ export async function runGraph(
     const node = planned.node;
     const work = planned.work;
     setCurrentDetails(
-      `**${scope.agent}**, stream \`${scope.stream}\`, node \`${node}\`: ${work.map((unit) => unit.summary).join("; ")}`,
+      `**${markdownEscaped(scope.agent)}**, stream ${markdownEscaped(scope.stream)}, node ${markdownEscaped(node)}: ` +
+        markdownEscaped(work.map((unit) => unit.summary).join("; ")),
     );
     const current = { ...scope, lease };
     const results = await Promise.allSettled(work.map((unit) => runUnit(calls, current, node, unit, inputSeq)));

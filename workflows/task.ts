@@ -10,7 +10,13 @@ import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnC
 /** Run one task's stream under the turn's lease; the result names the stream and the units it ran. */
 export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
   const calls = turnCalls({ ...DEFAULT_SETTINGS, ...argument.settings });
-  const scope = { agent: argument.agent, threadId: argument.threadId, stream: argument.stream, lease: argument.lease };
+  const scope = {
+    agent: argument.agent,
+    threadId: argument.threadId,
+    stream: argument.stream,
+    lease: argument.lease,
+    ...(argument.idsOnly ? { idsOnly: true } : {}),
+  };
   try {
     const first = argument.next ?? (await calls.activities.nextWork(scope));
     const run = await runGraph(calls, scope, first, null);

@@ -16,7 +16,10 @@ import {
   AGENT_SEARCH_ATTRIBUTE,
   MAIN_STREAM,
   THREAD_SEARCH_ATTRIBUTE,
+  argumentSizeProblem,
+  markdownEscaped,
   shortened,
+  workflowIdOf,
   type TurnArgument,
   type TurnResult,
   type TurnScope,
@@ -26,28 +29,38 @@ import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnC
 
 /** One turn of a thread: `{ agent, threadId, input: { payload, model } }` in, a short summary of the answer out. */
 export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
-  const calls = turnCalls(checkedArgument(argument));
-  const { activities, control } = calls;
+  const settings = checkedArgument(argument);
   const info = workflowInfo();
+  checkWorkflowId(argument, info.workflowId);
+  const calls = turnCalls(settings);
+  const { activities, control } = calls;
   const threadId = argument.threadId ?? uuid4();
+  const idsOnly = settings.idsOnly;
   // A starter that set the agent attribute has the attributes registered: name the thread the workflow picked.
   if (argument.threadId == null && info.typedSearchAttributes.get(AGENT_SEARCH_ATTRIBUTE) !== undefined) {
     upsertSearchAttributes([{ key: THREAD_SEARCH_ATTRIBUTE, value: threadId }]);
   }
-  const base = { agent: argument.agent, threadId, stream: MAIN_STREAM };
+  const base = { agent: argument.agent, threadId, stream: MAIN_STREAM, ...(idsOnly ? { idsOnly } : {}) };
+  const agent = markdownEscaped(argument.agent);
+  const thread = markdownEscaped(threadId);
   let turn: TurnScope | null = null;
   let inputSeq: number | null = null;
   try {
-    setCurrentDetails(`Opening thread \`${threadId}\` for **${argument.agent}**.`);
-    const opened = await activities.openTurn.executeWithOptions(
-      { ...control, summary: `input: ${shortened(JSON.stringify(argument.input.payload))}` },
-      [{ ...base, owner: `${info.workflowId}/${info.runId}`, input: argument.input }],
-    );
+    setCurrentDetails(`Opening thread ${thread} for **${agent}**.`);
+    const summary = idsOnly ? "input" : `input: ${shortened(JSON.stringify(argument.input.payload))}`;
+    const opened = await activities.openTurn.executeWithOptions({ ...control, summary }, [
+      {
+        ...base,
+        owner: `${info.workflowId}/${info.runId}`,
+        input: argument.input,
+        principal: argument.principal ?? null,
+      },
+    ]);
     const scope: TurnScope = { ...base, lease: opened.lease };
     turn = scope;
     inputSeq = opened.inputSeq;
     const run = await runGraph(calls, scope, opened.next, opened.inputSeq);
-    setCurrentDetails(`**${argument.agent}** answered on thread \`${threadId}\`.`);
+    setCurrentDetails(`**${agent}** answered on thread ${thread}.`);
     // The last unit closed the turn; a graph that ended with no unit leaves it to closeTurn.
     return run.result ?? (await activities.closeTurn({ ...scope, inputSeq: opened.inputSeq }));
   } catch (error) {
@@ -58,7 +71,8 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
       await CancellationScope.nonCancellable(() => activities.failTurn({ ...ending, inputSeq, failure: failures[0]! }));
     }
     if (isCancellation(error)) throw error;
-    setCurrentDetails(`**${argument.agent}** failed: ${failures[0]!.error}: ${shortened(failures[0]!.message, 200)}`);
+    const why = idsOnly ? "" : `: ${markdownEscaped(shortened(failures[0]!.message, 200))}`;
+    setCurrentDetails(`**${agent}** failed: ${markdownEscaped(failures[0]!.error)}${why}`);
     throw endingFailure(failures[0]!);
   }
 }
@@ -68,6 +82,15 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
  * the workflow at once, with a ValueError that says what to send.
  */
 function checkedArgument(argument: TurnArgument): Required<TurnSettings> {
+  // Size first: nothing else reads an argument that is too large or too deep.
+  const tooLarge = argumentSizeProblem(argument);
+  if (tooLarge !== null) {
+    throw ApplicationFailure.create({
+      type: "ValueError",
+      message: `The turn's argument ${tooLarge}. Send a smaller input; put large content in the app's own store and send its id.`,
+      nonRetryable: true,
+    });
+  }
   const refuse = (what: string) => {
     throw ApplicationFailure.create({
       type: "ValueError",
@@ -84,9 +107,28 @@ function checkedArgument(argument: TurnArgument): Required<TurnSettings> {
   if (argument.input.model != null && typeof argument.input.model !== "string")
     refuse("has an input model that is not a string or null");
   const settings = { ...DEFAULT_SETTINGS, ...argument.settings };
+  if (typeof settings.idsOnly !== "boolean") refuse("has settings.idsOnly that is not true or false");
+  if (argument.principal != null && typeof argument.principal !== "string")
+    refuse("has a principal that is not a string or null");
   for (const [name, value] of Object.entries(settings)) {
+    if (name === "idsOnly") continue;
     if (typeof value !== "number" || !(value > 0) || (name === "attempts" && !Number.isInteger(value)))
       refuse(`has settings.${name} ${JSON.stringify(value)}, which is no positive number`);
   }
   return settings;
+}
+
+/**
+ * Refuse a turn whose workflow id is not its thread's: the one-turn-per-thread guarantee rests on that id,
+ * so a turn under any other id could run beside the thread's own. Non-retryable, before any activity.
+ */
+function checkWorkflowId(argument: TurnArgument, workflowId: string): void {
+  if (argument.threadId == null || workflowId === workflowIdOf(argument.threadId)) return;
+  throw ApplicationFailure.create({
+    type: "WorkflowIdError",
+    message:
+      `The turn of thread "${argument.threadId}" runs under workflow id "${workflowId}", not "${workflowIdOf(argument.threadId)}": ` +
+      "start each turn under its thread's workflow id (startTurn does), so that one turn of a thread runs at a time.",
+    nonRetryable: true,
+  });
 }

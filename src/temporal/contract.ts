@@ -45,6 +45,39 @@ export function threadIdOf(workflowId: string): string | null {
   return workflowId.startsWith(WORKFLOW_ID_PREFIX) ? workflowId.slice(WORKFLOW_ID_PREFIX.length) || null : null;
 }
 
+/** The most bytes of the turn's argument as JSON (UTF-8): a larger one fails the workflow before anything runs. */
+export const MAX_ARGUMENT_BYTES = 256 * 1024;
+
+/** The deepest nesting of arrays and objects in the turn's argument. */
+export const MAX_ARGUMENT_DEPTH = 32;
+
+/**
+ * What is wrong with the size of a turn's argument, or null: more than MAX_ARGUMENT_BYTES as JSON, or
+ * nested deeper than MAX_ARGUMENT_DEPTH. Depth is checked first, without recursion, so a deep value
+ * cannot overflow the stack.
+ */
+export function argumentSizeProblem(argument: unknown): string | null {
+  const pending: [unknown, number][] = [[argument, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth > MAX_ARGUMENT_DEPTH) return `is nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    for (const item of Object.values(value)) pending.push([item, depth + 1]);
+  }
+  const json = JSON.stringify(argument) ?? "";
+  let bytes = 0;
+  for (let index = 0; index < json.length; index += 1) {
+    const code = json.charCodeAt(index);
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code < 0xdc00 ? 2 : 3;
+  }
+  return bytes > MAX_ARGUMENT_BYTES ? `is ${bytes} bytes as JSON, over the limit of ${MAX_ARGUMENT_BYTES}` : null;
+}
+
+/** `text` with Temporal markdown's special characters escaped, so user text shows as written in the UI. */
+export function markdownEscaped(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (character) => `\\${character}`);
+}
+
 /** A text cut to `characters`, with "..." when it was longer: for summaries in the Temporal UI. */
 export function shortened(text: string, characters = SUMMARY_CHARACTERS): string {
   const line = text.replace(/\s+/g, " ").trim();
@@ -71,6 +104,12 @@ export interface TurnSettings {
   controlSeconds?: number;
   /** The attempts of one activity before the turn fails, transient errors included. Default 10. */
   attempts?: number;
+  /**
+   * Keep user text out of what the Temporal UI shows: summaries and details name the agent, the thread,
+   * the model, the tools and the nodes only, and the result carries ids, positions and counts, no answer
+   * text. The argument still holds the input: encrypt payloads with a codec too (SECURITY.md). Default false.
+   */
+  idsOnly?: boolean;
 }
 
 /** The argument of the turn workflow: `{ agent, threadId, input: { payload, model } }`, JSON. */
@@ -81,6 +120,8 @@ export interface TurnArgument {
   threadId: string | null;
   input: TurnInput;
   settings?: TurnSettings;
+  /** Who starts the turn, as the starter authenticated them: the worker's `authorize` hook reads it. Default null. */
+  principal?: string | null;
 }
 
 /** One citation marker of the answer: its text as the model wrote it, and the source id each number names. */
@@ -128,6 +169,8 @@ export interface TurnScope {
   threadId: string;
   stream: string;
   lease: TurnLease;
+  /** The turn runs with `settings.idsOnly`: summaries and the result carry no user text. */
+  idsOnly?: boolean;
 }
 
 /**
@@ -141,6 +184,9 @@ export interface OpenTurnArgument {
   /** The lease owner: the workflow id and run id, so a retried attempt finds the lease an earlier attempt took. */
   owner: string;
   input: TurnInput;
+  /** Who starts the turn: the worker's `authorize` hook decides before anything is read or written. */
+  principal?: string | null;
+  idsOnly?: boolean;
 }
 
 /** What openTurn did: the lease, the seq of the turn's Input (it keys the turn), and the first work. */

@@ -19,6 +19,10 @@ export {
   SearchAttributeConflictError,
   SearchAttributeRegistrationError,
 } from "./errors.js";
+export { AesGcmCodec, ENCRYPTED_ENCODING } from "./codec.js";
+export type { AesGcmCodecOptions } from "./codec.js";
+export { TurnDeniedError, checkAuthorized } from "./authorize.js";
+export type { Authorize, TurnRequest } from "./authorize.js";
 export {
   TURN_WORKFLOW,
   TASK_WORKFLOW,
@@ -31,6 +35,10 @@ export {
   taskWorkflowIdOf,
   threadIdOf,
   shortened,
+  markdownEscaped,
+  argumentSizeProblem,
+  MAX_ARGUMENT_BYTES,
+  MAX_ARGUMENT_DEPTH,
 } from "./contract.js";
 export type {
   TurnArgument,

@@ -14,6 +14,7 @@ import { ValueError } from "../domain/errors.js";
 import {
   DEFAULT_TASK_QUEUE,
   TURN_WORKFLOW,
+  markdownEscaped,
   shortened,
   workflowIdOf,
   type TurnArgument,
@@ -34,8 +35,10 @@ export interface StartTurnOptions {
   input: TurnInput;
   /** The task queue the worker polls. Default "soev-agents". */
   taskQueue?: string;
-  /** Timeouts and retries of the turn's activities. */
+  /** Timeouts and retries of the turn's activities, and `idsOnly` to keep user text out of the UI's summaries. */
   settings?: TurnSettings;
+  /** Who starts the turn, as your service authenticated them: the worker's `authorize` hook reads it. */
+  principal?: string | null;
 }
 
 /** A started turn: its thread and workflow, and its result. */
@@ -77,7 +80,9 @@ export async function startTurn(client: Client, options: StartTurnOptions): Prom
     threadId,
     input: options.input,
     ...(options.settings ? { settings: options.settings } : {}),
+    ...(options.principal != null ? { principal: options.principal } : {}),
   };
+  const idsOnly = options.settings?.idsOnly === true;
   const text =
     typeof options.input.payload === "string" ? options.input.payload : JSON.stringify(options.input.payload);
   let workflow: WorkflowHandleWithFirstExecutionRunId;
@@ -89,8 +94,8 @@ export async function startTurn(client: Client, options: StartTurnOptions): Prom
       // A finished turn lets the next one start under the same id; a running one refuses it.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      staticSummary: `${options.agent}: ${shortened(text)}`,
-      staticDetails: details(options, threadId, text),
+      staticSummary: idsOnly ? options.agent : `${options.agent}: ${shortened(text)}`,
+      staticDetails: details(options, threadId, idsOnly ? null : text),
       typedSearchAttributes: turnSearchAttributes({ threadId, agent: options.agent }),
     });
   } catch (error) {
@@ -111,12 +116,12 @@ export async function startTurn(client: Client, options: StartTurnOptions): Prom
   };
 }
 
-/** The static details the Temporal UI shows on the turn's page (Temporal markdown). */
-function details(options: StartTurnOptions, threadId: string, text: string): string {
+/** The static details the Temporal UI shows on the turn's page (Temporal markdown, user text escaped). */
+function details(options: StartTurnOptions, threadId: string, text: string | null): string {
   return [
-    `**Agent:** ${options.agent}`,
-    `**Thread:** \`${threadId}\``,
-    `**Model:** ${options.input.model ?? "(the agent's default)"}`,
-    `**Input:** ${shortened(text, 400)}`,
+    `**Agent:** ${markdownEscaped(options.agent)}`,
+    `**Thread:** ${markdownEscaped(threadId)}`,
+    `**Model:** ${markdownEscaped(options.input.model ?? "(the agent's default)")}`,
+    ...(text === null ? [] : [`**Input:** ${markdownEscaped(shortened(text, 400))}`]),
   ].join("\n\n");
 }

@@ -1,5 +1,5 @@
 /** SqliteTraceStore: the embedded trace store, one SQLite file (WAL) through better-sqlite3. */
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import { ValueError } from "../../domain/errors.js";
@@ -82,8 +82,13 @@ export class SqliteTraceStore implements TraceStore {
       if (!Number.isFinite(value) || value <= 0)
         throw new ValueError(`SqliteTraceStore option ${name} must be seconds above 0, got ${String(value)}.`);
     }
-    // The app's data folder may not exist yet on a first start.
-    if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+    // The app's data folder may not exist yet on a first start. The trace holds conversations: a new
+    // folder is the user's alone (0700) and a new file too (0600); SQLite gives its -wal and -shm files
+    // the database file's mode.
+    if (path !== ":memory:") {
+      mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+      closeSync(openSync(path, "a", 0o600));
+    }
     this.db = new BetterSqlite3(path, { timeout: busyTimeout * 1000 });
     if (path !== ":memory:") this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
