@@ -17,6 +17,7 @@ import {
 } from "@temporalio/workflow";
 import {
   TASK_WORKFLOW,
+  markdownCode,
   markdownEscaped,
   shortened,
   taskWorkflowIdOf,
@@ -100,7 +101,7 @@ export async function runGraph(
     const node = planned.node;
     const work = planned.work;
     setCurrentDetails(
-      `**${markdownEscaped(scope.agent)}**, stream ${markdownEscaped(scope.stream)}, node ${markdownEscaped(node)}: ` +
+      `**${markdownEscaped(scope.agent)}**, stream ${markdownCode(scope.stream)}, node ${markdownCode(node)}: ` +
         markdownEscaped(work.map((unit) => unit.summary).join("; ")),
     );
     const current = { ...scope, lease };

@@ -17,6 +17,7 @@ import {
   MAIN_STREAM,
   THREAD_SEARCH_ATTRIBUTE,
   argumentSizeProblem,
+  markdownCode,
   markdownEscaped,
   shortened,
   workflowIdOf,
@@ -42,7 +43,7 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
   }
   const base = { agent: argument.agent, threadId, stream: MAIN_STREAM, ...(idsOnly ? { idsOnly } : {}) };
   const agent = markdownEscaped(argument.agent);
-  const thread = markdownEscaped(threadId);
+  const thread = markdownCode(threadId);
   let turn: TurnScope | null = null;
   let inputSeq: number | null = null;
   try {

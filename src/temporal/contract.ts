@@ -78,6 +78,11 @@ export function markdownEscaped(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (character) => `\\${character}`);
 }
 
+/** An id as Temporal markdown shows code: in backticks, or escaped when it holds a backtick or a line break. */
+export function markdownCode(text: string): string {
+  return /[`\r\n]/.test(text) ? markdownEscaped(text) : `\`${text}\``;
+}
+
 /** A text cut to `characters`, with "..." when it was longer: for summaries in the Temporal UI. */
 export function shortened(text: string, characters = SUMMARY_CHARACTERS): string {
   const line = text.replace(/\s+/g, " ").trim();

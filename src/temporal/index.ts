@@ -36,6 +36,7 @@ export {
   threadIdOf,
   shortened,
   markdownEscaped,
+  markdownCode,
   argumentSizeProblem,
   MAX_ARGUMENT_BYTES,
   MAX_ARGUMENT_DEPTH,

@@ -14,6 +14,7 @@ import { ValueError } from "../domain/errors.js";
 import {
   DEFAULT_TASK_QUEUE,
   TURN_WORKFLOW,
+  markdownCode,
   markdownEscaped,
   shortened,
   workflowIdOf,
@@ -120,7 +121,7 @@ export async function startTurn(client: Client, options: StartTurnOptions): Prom
 function details(options: StartTurnOptions, threadId: string, text: string | null): string {
   return [
     `**Agent:** ${markdownEscaped(options.agent)}`,
-    `**Thread:** ${markdownEscaped(threadId)}`,
+    `**Thread:** ${markdownCode(threadId)}`,
     `**Model:** ${markdownEscaped(options.input.model ?? "(the agent's default)")}`,
     ...(text === null ? [] : [`**Input:** ${markdownEscaped(shortened(text, 400))}`]),
   ].join("\n\n");

@@ -7,6 +7,7 @@ import { Worker, bundleWorkflowCode } from "@temporalio/worker";
 import { DeterminismViolationError } from "@temporalio/workflow";
 import { expect, it } from "vitest";
 import { HISTORIES, loadHistory, sharedBundle } from "./harness.js";
+import { workflowIdOf } from "../../src/temporal/contract.js";
 
 const EXPECTED = [
   "crash-during-model-call",
@@ -21,23 +22,30 @@ function histories() {
   const files = readdirSync(HISTORIES)
     .filter((file) => file.endsWith(".json"))
     .sort();
-  return files.map((file) => ({
-    workflowId: file.replace(/\.json$/, ""),
-    history: loadHistory(join(HISTORIES, file)),
-  }));
+  return files.map((file) => {
+    const history = loadHistory(join(HISTORIES, file));
+    return { name: file.replace(/\.json$/, ""), workflowId: turnWorkflowId(history), history };
+  });
+}
+
+// A turn replays under its thread's workflow id, as it ran: the workflow refuses any other.
+function turnWorkflowId(history: ReturnType<typeof loadHistory>): string {
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  const argument = JSON.parse(Buffer.from(payload!.data!).toString("utf8")) as { threadId: string | null };
+  return argument.threadId === null ? "replay" : workflowIdOf(argument.threadId);
 }
 
 it("every recorded history replays on the current workflow code without a determinism error", async () => {
   const recorded = histories();
   expect(
-    recorded.map((entry) => entry.workflowId),
+    recorded.map((entry) => entry.name),
     "the histories under test/fixtures/histories (SOEV_RECORD_HISTORIES=1 re-records them)",
   ).toEqual(EXPECTED);
   const results = [];
   for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle() }, recorded))
     results.push(result);
   expect(results.map((result) => [result.workflowId, result.error?.message ?? null])).toEqual(
-    EXPECTED.map((name) => [name, null]),
+    recorded.map((entry) => [entry.workflowId, null]),
   );
 });
 
@@ -45,7 +53,7 @@ it("a workflow whose commands changed fails the replay of a recorded history", a
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL("../fixtures/temporal/changed-workflow.ts", import.meta.url)),
   });
-  const [recorded] = histories().filter((entry) => entry.workflowId === "tutorial-2-turn-1");
+  const [recorded] = histories().filter((entry) => entry.name === "tutorial-2-turn-1");
   const results = [];
   for await (const result of Worker.runReplayHistories({ workflowBundle }, [recorded!])) results.push(result);
   expect(results[0]!.error).toBeInstanceOf(DeterminismViolationError);
