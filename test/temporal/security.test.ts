@@ -14,7 +14,7 @@ import { OpenAIChatModel } from "../../src/adapters/openai/chat-model.js";
 import { Failure } from "../../src/domain/events.js";
 import type { ChatModel } from "../../src/ports/model.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import type { Authorize } from "../../src/temporal/authorize.js";
 import { AesGcmCodec } from "../../src/temporal/codec.js";
 import { TURN_WORKFLOW, workflowIdOf, type TurnArgument, type TurnResult } from "../../src/temporal/contract.js";
