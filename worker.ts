@@ -1,19 +1,30 @@
 /**
  * The soev-agents worker: runs the turn workflow and its activities for a catalog on a task queue.
  * An app calls `runWorker({ catalog })` with its own catalog; `npm run worker` (this file run directly)
- * serves the example catalog, the town assistant of tutorial 2, configured from the environment:
- * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, and DATABASE_URL (PostgreSQL) or a SQLite
- * file under SOEV_DATA_DIR (default ./.data).
+ * serves the example catalog, the town assistant of tutorial 2. Where Temporal is comes from
+ * @temporalio/envconfig: a profile of the Temporal config file (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE)
+ * overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY and TEMPORAL_TLS_*; the task queue
+ * from TEMPORAL_TASK_QUEUE; the store from DATABASE_URL (PostgreSQL) or a SQLite file under SOEV_DATA_DIR.
  *
  * @module soev-agents/worker
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Connection } from "@temporalio/client";
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleOption } from "@temporalio/worker";
+import { VersioningBehavior } from "@temporalio/common";
+import { loadClientConnectConfig } from "@temporalio/envconfig";
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Worker,
+  type BundleOptions,
+  type NativeConnectionOptions,
+  type WorkerOptions,
+  type WorkflowBundleOption,
+} from "@temporalio/worker";
 import pg from "pg";
-import { createActivities } from "./activities/index.js";
+import { createActivities, type ActivitiesOptions } from "./activities/index.js";
+import { OutsideWorldError, ValueError } from "./src/domain/errors.js";
 import { PostgresTraceStore } from "./src/adapters/stores/postgres.js";
 import { migratePostgres } from "./src/adapters/stores/postgres-schema.js";
 import { SqliteTraceStore } from "./src/adapters/stores/sqlite.js";
@@ -25,18 +36,41 @@ import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
 import { SearchAttributeRegistrationError } from "./src/temporal/errors.js";
 import { registerSearchAttributes } from "./src/temporal/search-attributes.js";
 
-/** Where the worker finds Temporal, from the environment, with its defaults. */
+export { createActivities };
+export type { ActivitiesOptions };
+
+/** Where the worker finds Temporal: the connection (address, TLS, API key, gRPC metadata), namespace and task queue. */
 export interface TemporalSettings {
-  address: string;
+  connection: NativeConnectionOptions & { address: string };
   namespace: string;
   taskQueue: string;
 }
 
-/** TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE ("default"), TEMPORAL_TASK_QUEUE ("soev-agents"). */
-export function temporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
+/** Where temporalSettings reads: a profile of the Temporal config file, and the environment. */
+export interface TemporalSettingsOptions {
+  /** The profile of the config file; default TEMPORAL_PROFILE, else "default". */
+  profile?: string;
+  /** The environment; default process.env. Empty values count as unset. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The settings of @temporalio/envconfig: the profile of the Temporal config file (TEMPORAL_CONFIG_FILE,
+ * else ~/.config/temporalio/temporal.toml) with the environment on top (TEMPORAL_ADDRESS, default
+ * localhost:7233; TEMPORAL_NAMESPACE, default "default"; TEMPORAL_API_KEY; TEMPORAL_TLS and
+ * TEMPORAL_TLS_*), and TEMPORAL_TASK_QUEUE (default "soev-agents").
+ */
+export function temporalSettings(options: TemporalSettingsOptions = {}): TemporalSettings {
+  const env = Object.fromEntries(
+    Object.entries(options.env ?? process.env).filter((entry): entry is [string, string] => !!entry[1]),
+  );
+  const loaded = loadClientConnectConfig({
+    ...(options.profile ? { profile: options.profile } : {}),
+    overrideEnvVars: env,
+  });
   return {
-    address: env.TEMPORAL_ADDRESS || "localhost:7233",
-    namespace: env.TEMPORAL_NAMESPACE || "default",
+    connection: { ...loaded.connectionOptions, address: loaded.connectionOptions.address || "localhost:7233" },
+    namespace: loaded.namespace || "default",
     taskQueue: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
   };
 }
@@ -47,50 +81,129 @@ export function workflowsPath(): string {
   return existsSync(source) ? source : fileURLToPath(new URL("./workflows/index.js", import.meta.url));
 }
 
-/** Bundle the workflow code once, to share between workers (bundling takes seconds). */
-export async function bundleTurnWorkflows(): Promise<{ code: string }> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath() });
+/**
+ * Bundle the workflow code once, to share between workers (bundling takes seconds). Workflow interceptor
+ * modules and bundler plugins (such as the OpenTelemetry plugin) must be given here when the bundle is.
+ */
+export async function bundleTurnWorkflows(
+  options: Omit<BundleOptions, "workflowsPath"> = {},
+): Promise<{ code: string }> {
+  return bundleWorkflowCode({ ...options, workflowsPath: workflowsPath() });
 }
 
-/** What a turn worker runs: the catalog, and where it polls. Every field but `catalog` is optional. */
-export interface TurnWorkerOptions {
+/**
+ * Worker Deployment versioning: the worker serves one version of a deployment, and each turn is pinned to
+ * the version that started it, so no turn mixes two versions of the code (README: "Rolling out a change").
+ */
+export interface TurnDeployment {
+  /** The deployment's name, the same for every version of the app's workers. */
+  name: string;
+  /** The version's build id; default the catalog's version (`new AgentCatalog(..., { version })`). */
+  buildId?: string;
+  /** runWorker only: make this version the deployment's current one once it polls, so new turns go to it. Default true. */
+  makeCurrent?: boolean;
+}
+
+/** Worker options that soev-agents sets itself: everything else of WorkerOptions passes through. */
+type OwnWorkerOptions =
+  | "connection"
+  | "namespace"
+  | "taskQueue"
+  | "activities"
+  | "workflowsPath"
+  | "workflowBundle"
+  | "workerDeploymentOptions"
+  | "useVersioning"
+  | "buildId";
+
+/**
+ * What a turn worker runs: the catalog, where it polls, and any other Temporal WorkerOptions (interceptors,
+ * plugins, sinks, dataConverter, identity, concurrency limits, shutdownGraceTime, ...), which pass through.
+ */
+export interface TurnWorkerOptions extends Omit<WorkerOptions, OwnWorkerOptions> {
   /** The agents, their store and the code version. */
   catalog: AgentCatalog;
   /** Watches the calls and events; default the catalog's observer. */
   observer?: Observer;
   /** Decides whether a turn may open, before its thread is read or written; default every turn may. */
   authorize?: Authorize;
-  /** Default TEMPORAL_TASK_QUEUE, else "soev-agents". */
+  /** Default: the settings' task queue (TEMPORAL_TASK_QUEUE, else "soev-agents"). */
   taskQueue?: string;
-  /** Default TEMPORAL_NAMESPACE, else "default". */
+  /** Default: the settings' namespace (the profile or TEMPORAL_NAMESPACE, else "default"). */
   namespace?: string;
-  /** A connection to use; default one to TEMPORAL_ADDRESS, else localhost:7233, which the worker closes. */
+  /** A connection to use (the caller closes it); default runWorker opens one from the settings and closes it. */
   connection?: NativeConnection;
+  /** The profile of the Temporal config file that runWorker connects with; default TEMPORAL_PROFILE, else "default". */
+  profile?: string;
   /** A workflow bundle made before (bundleTurnWorkflows); default: bundle the workflows at start. */
   workflowBundle?: WorkflowBundleOption;
+  /** Worker Deployment versioning with pinned turns; default none (unversioned worker). */
+  deployment?: TurnDeployment;
 }
+
+/** How long a stopping worker lets its running activities finish before it cancels them, unless told. */
+const DEFAULT_SHUTDOWN_GRACE = "30s";
 
 /** Create a worker for the turn workflow and its activities on `connection`. */
 export async function createTurnWorker(options: TurnWorkerOptions & { connection: NativeConnection }): Promise<Worker> {
-  const settings = temporalSettings();
-  const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() };
+  const {
+    catalog,
+    observer,
+    authorize,
+    taskQueue,
+    namespace,
+    connection,
+    profile,
+    workflowBundle,
+    deployment,
+    ...passed
+  } = options;
+  const settings = taskQueue && namespace ? null : temporalSettings({ ...(profile ? { profile } : {}) });
+  const code = workflowBundle ? { workflowBundle } : { workflowsPath: workflowsPath() };
   return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace ?? settings.namespace,
-    taskQueue: options.taskQueue ?? settings.taskQueue,
-    activities: createActivities({
-      catalog: options.catalog,
-      observer: options.observer,
-      authorize: options.authorize,
-    }),
+    shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE,
+    ...passed,
+    connection,
+    namespace: namespace ?? settings!.namespace,
+    taskQueue: taskQueue ?? settings!.taskQueue,
+    activities: createActivities({ catalog, ...(observer ? { observer } : {}), ...(authorize ? { authorize } : {}) }),
+    ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment, catalog) } : {}),
     ...code,
   });
 }
 
+/** The worker's deployment version: the build id defaults to the catalog's version, and turns are pinned. */
+function deploymentOptions(
+  deployment: TurnDeployment,
+  catalog: AgentCatalog,
+): WorkerOptions["workerDeploymentOptions"] {
+  const buildId = deployment.buildId ?? catalog.version;
+  if (!deployment.name) throw new ValueError("A worker deployment needs a name (deployment.name).");
+  if (!buildId) {
+    throw new ValueError(
+      "A versioned worker needs a build id: give the catalog a version (new AgentCatalog(store, agents, { version })) or deployment.buildId.",
+    );
+  }
+  return {
+    version: { deploymentName: deployment.name, buildId },
+    useWorkerVersioning: true,
+    defaultVersioningBehavior: VersioningBehavior.PINNED,
+  };
+}
+
+/** What runWorker adds to a turn worker's options: a signal that stops it. */
+export interface RunWorkerOptions extends TurnWorkerOptions {
+  /** Stops the worker when it aborts, as SIGINT and SIGTERM do. */
+  signal?: AbortSignal;
+}
+
 /**
- * Run a worker for the catalog until the process gets SIGINT or SIGTERM, or `signal` aborts. It first
- * registers the turn's search attributes (a server that refuses, such as a cloud namespace, gets them
- * registered by its operator: the worker warns and runs). Its own connection is closed when it stops.
+ * Run a worker for the catalog until the process gets SIGINT or SIGTERM, or `signal` aborts; then it
+ * drains: it polls no more and lets running activities finish (shutdownGraceTime, default 30 s). It
+ * connects with the settings (temporalSettings) unless given a connection, and through that same
+ * connection first registers the turn's search attributes (a server that refuses, such as a cloud
+ * namespace, gets them registered by its operator: the worker warns and runs). With a `deployment`, it
+ * makes its version the current one once it polls (unless `makeCurrent: false`).
  *
  * @example
  * ```ts
@@ -103,27 +216,79 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
  * await runWorker({ catalog, taskQueue: "soev-agents" }); // until SIGINT or SIGTERM
  * ```
  */
-export async function runWorker(options: TurnWorkerOptions & { signal?: AbortSignal }): Promise<void> {
-  const settings = temporalSettings();
-  await registerOrWarn(settings.address, options.namespace ?? settings.namespace);
-  const owned = options.connection ? null : await NativeConnection.connect({ address: settings.address });
+export async function runWorker(options: RunWorkerOptions): Promise<void> {
+  const { signal, ...workerOptions } = options;
+  const settings = temporalSettings({ ...(options.profile ? { profile: options.profile } : {}) });
+  const namespace = options.namespace ?? settings.namespace;
+  const owned = options.connection ? null : await NativeConnection.connect(settings.connection);
   const connection = options.connection ?? owned!;
   try {
-    const worker = await createTurnWorker({ ...options, connection });
+    await registerOrWarn(connection, namespace);
+    const worker = await createTurnWorker({
+      ...workerOptions,
+      connection,
+      namespace,
+      taskQueue: options.taskQueue ?? settings.taskQueue,
+    });
     const stop = () => worker.shutdown();
-    options.signal?.addEventListener("abort", stop, { once: true });
+    signal?.addEventListener("abort", stop, { once: true });
     try {
-      await worker.run();
+      const running = worker.run();
+      const deployment = options.deployment;
+      if (deployment && deployment.makeCurrent !== false) {
+        const version = worker.options.workerDeploymentOptions!.version;
+        await makeCurrentWhilePolling(connection, namespace, version, worker).catch(async (error: unknown) => {
+          worker.shutdown();
+          await running.catch(() => {});
+          throw error;
+        });
+      }
+      await running;
     } finally {
-      options.signal?.removeEventListener("abort", stop);
+      signal?.removeEventListener("abort", stop);
     }
   } finally {
     await owned?.close();
   }
 }
 
-async function registerOrWarn(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+/**
+ * Make the worker's version the deployment's current one: the server accepts that only once it has seen
+ * the version poll, so this tries again for up to a minute, and gives up quietly when the worker stops.
+ */
+async function makeCurrentWhilePolling(
+  connection: NativeConnection,
+  namespace: string,
+  version: { deploymentName: string; buildId: string },
+  worker: Worker,
+): Promise<void> {
+  let lastError: unknown = null;
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const state = worker.getState();
+    if (state !== "INITIALIZED" && state !== "RUNNING") return;
+    if (state === "RUNNING") {
+      try {
+        await connection.workflowService.setWorkerDeploymentCurrentVersion({
+          namespace,
+          deploymentName: version.deploymentName,
+          buildId: version.buildId,
+          identity: worker.options.identity,
+        });
+        return;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new OutsideWorldError(
+    `Could not make version "${version.buildId}" of worker deployment "${version.deploymentName}" current in namespace "${namespace}": ` +
+      `${lastError instanceof Error ? lastError.message : String(lastError)}. Does the server support Worker Deployments (Temporal 1.28 or later)?`,
+    { cause: lastError },
+  );
+}
+
+async function registerOrWarn(connection: NativeConnection, namespace: string): Promise<void> {
   try {
     await registerSearchAttributes(connection, namespace);
   } catch (error) {
@@ -131,8 +296,6 @@ async function registerOrWarn(address: string, namespace: string): Promise<void>
     console.warn(
       `soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`,
     );
-  } finally {
-    await connection.close();
   }
 }
 
@@ -154,11 +317,16 @@ async function main(): Promise<void> {
   const { exampleCatalog } = await import("./examples/catalog.js");
   const store = await storeFromEnvironment();
   const settings = temporalSettings();
+  // SOEV_DEPLOYMENT_NAME turns on Worker Deployment versioning; the build id is the catalog's version.
+  const deploymentName = process.env.SOEV_DEPLOYMENT_NAME;
   try {
     console.log(
-      `soev-agents worker: task queue "${settings.taskQueue}" at ${settings.address}, namespace "${settings.namespace}".`,
+      `soev-agents worker: task queue "${settings.taskQueue}" at ${settings.connection.address}, namespace "${settings.namespace}".`,
     );
-    await runWorker({ catalog: exampleCatalog(store) });
+    await runWorker({
+      catalog: exampleCatalog(store),
+      ...(deploymentName ? { deployment: { name: deploymentName } } : {}),
+    });
   } finally {
     await store.close();
   }
