@@ -4,7 +4,18 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", ".data/**", "coverage/**", ".scratch/**", "docs-html/**"] },
+  // test/fixtures/package is the scratch app of scripts/check-package.sh: it imports the installed package.
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      ".data/**",
+      "coverage/**",
+      ".scratch/**",
+      "docs-html/**",
+      "test/fixtures/package/**",
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
