@@ -1,26 +1,64 @@
 /** A local Temporal dev server for the demo: the CLI the project provisions, its data in a file, its UI on. */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { Connection } from "@temporalio/client";
 
-/** A running dev server: where it listens, and how to stop it. */
+/** A running dev server: where it listens, its process, and how to stop it. */
 export interface DevServer {
   address: string;
   uiUrl: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
+/** No Temporal CLI was found: the message is one line that says how to get one. */
+export class TemporalCliMissingError extends Error {
+  override name = "TemporalCliMissingError";
+}
+
+/** The ways to get the CLI, in the one line the demo prints when it has none. */
+const GET_THE_CLI =
+  "The demo needs the Temporal CLI to start a dev server: install it (https://docs.temporal.io/cli, or `brew install temporal`), " +
+  "run `bash scripts/provision-temporal.sh` (builds it with Go), set TEMPORAL_CLI_PATH to a `temporal` binary, " +
+  "or set TEMPORAL_ADDRESS to a running Temporal server.";
+
 /** The Temporal CLI: $TEMPORAL_CLI_PATH, `temporal` on PATH, or the one scripts/provision-temporal.sh finds or builds. */
 export async function temporalCli(): Promise<string> {
-  if (process.env.TEMPORAL_CLI_PATH) return process.env.TEMPORAL_CLI_PATH;
-  const { stdout } = await promisify(execFile)(
-    "bash",
-    [join(import.meta.dirname, "../../scripts/provision-temporal.sh")],
-    { maxBuffer: 1 << 20 },
-  );
-  return stdout.trim().split("\n").at(-1)!;
+  const given = process.env.TEMPORAL_CLI_PATH;
+  if (given) {
+    if (!isExecutable(given))
+      throw new TemporalCliMissingError(`TEMPORAL_CLI_PATH=${given} is not an executable file. ${GET_THE_CLI}`);
+    return given;
+  }
+  const onPath = (process.env.PATH ?? "")
+    .split(delimiter)
+    .map((folder) => join(folder, "temporal"))
+    .find(isExecutable);
+  if (onPath) return onPath;
+  try {
+    const { stdout } = await promisify(execFile)(
+      "bash",
+      [join(import.meta.dirname, "../../scripts/provision-temporal.sh")],
+      { maxBuffer: 1 << 20 },
+    );
+    const found = stdout.trim().split("\n").at(-1) ?? "";
+    if (isExecutable(found)) return found;
+  } catch {
+    // The script says why on its stderr; the line below says what to do.
+  }
+  throw new TemporalCliMissingError(GET_THE_CLI);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Start `temporal server start-dev` (on 7233 and 8233 when free), persisting to `dbFile`, and wait until it answers. */
@@ -51,6 +89,7 @@ export async function startDevServer(dbFile: string): Promise<DevServer> {
   return {
     address,
     uiUrl: `http://127.0.0.1:${uiPort}`,
+    pid: server.pid!,
     async stop() {
       server.kill("SIGTERM");
       await exited;

@@ -15,7 +15,7 @@ import { exampleCatalog } from "../catalog.js";
 import { LIBRARY } from "../tutorials/01-first-agent/library.js";
 import { QUESTIONS } from "../tutorials/02-citations/agent.js";
 import { chooseModel } from "../tutorials/model.js";
-import { startDevServer, type DevServer } from "./dev-server.js";
+import { startDevServer, TemporalCliMissingError, type DevServer } from "./dev-server.js";
 
 const step = (text: string) => console.log(`• ${text}`);
 
@@ -39,7 +39,7 @@ export interface DemoOptions {
   model?: ChatModel;
   /** Where the dev server and the trace store keep their files (SOEV_DATA_DIR, default ./.data). */
   dataDir?: string;
-  /** Whether to keep the dev server and its UI up after the turns, until Ctrl-C. */
+  /** Whether to keep the dev server, its UI and the worker up after the turns, until Ctrl-C or SIGTERM. */
   keepOpen?: boolean;
   signal?: AbortSignal;
 }
@@ -54,6 +54,7 @@ export async function demo(options: DemoOptions = {}): Promise<TurnResult[]> {
   if (!given) {
     step(`Starting a local Temporal dev server (its data in ${join(dataDir, "temporal.db")}) ...`);
     server = await startDevServer(join(dataDir, "temporal.db"));
+    step(`Temporal dev server running (pid ${server.pid})`);
   }
   const address = server?.address ?? given!;
   const uiUrl = server?.uiUrl ?? options.uiUrl ?? process.env.TEMPORAL_UI_URL ?? "http://localhost:8233";
@@ -87,20 +88,21 @@ export async function demo(options: DemoOptions = {}): Promise<TurnResult[]> {
           taskQueue,
         });
         threadId = turn.threadId;
-        const result = await turn.result();
+        const result = await untilAborted(turn.result(), options.signal);
         for (const line of answerLines(result)) console.log(line);
         console.log(
           `  Temporal UI: ${uiUrl}/namespaces/${namespace}/workflows/${turn.workflowId}/${turn.runId}/history`,
         );
         done.push(result);
       }
+      console.log("\nDone. The trace of the thread is in", join(dataDir, "demo-traces.sqlite"));
+      // The worker keeps running while the UI is held, so the UI shows each turn's current details.
+      if (server && options.keepOpen) {
+        console.log(`The Temporal UI stays up at ${uiUrl} to look at the turns. Press Ctrl-C to stop.`);
+        await untilAborted(new Promise<never>(() => {}), options.signal).catch(() => {});
+      }
       return done;
     });
-    console.log("\nDone. The trace of the thread is in", join(dataDir, "demo-traces.sqlite"));
-    if (server && options.keepOpen) {
-      console.log(`The Temporal UI stays up at ${uiUrl} to look at the turns. Press Ctrl-C to stop.`);
-      await new Promise((resolve) => options.signal?.addEventListener("abort", resolve, { once: true }));
-    }
     return results;
   } finally {
     await workerConnection.close();
@@ -113,18 +115,34 @@ export async function demo(options: DemoOptions = {}): Promise<TurnResult[]> {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
-  // The worker's state changes are noise in a demo: show warnings and errors only.
-  Runtime.install({ logger: new DefaultLogger("WARN") });
-  const stop = new AbortController();
-  process.once("SIGINT", () => {
-    console.log("\nStopping (Ctrl-C) ...");
-    stop.abort();
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(new Error("Stopped."));
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
-  // From a terminal the UI stays up until Ctrl-C; piped or with --exit, the demo ends after its turns.
-  const keepOpen = process.stdout.isTTY && !process.argv.includes("--exit");
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
+  // The worker's state changes are noise in a demo: show warnings and errors only. The worker's runtime
+  // must not stop it on a signal by itself: the demo stops the worker, the connections and the dev server.
+  Runtime.install({ logger: new DefaultLogger("WARN"), shutdownSignals: [] });
+  const stop = new AbortController();
+  for (const name of ["SIGINT", "SIGTERM"] as const) {
+    process.once(name, () => {
+      console.log(`\nStopping (${name}) ...`);
+      stop.abort();
+    });
+  }
+  // From a terminal the UI stays up until Ctrl-C; piped or with --exit, the demo ends after its turns;
+  // --keep-open holds it up when piped.
+  const keepOpen = (process.stdout.isTTY || process.argv.includes("--keep-open")) && !process.argv.includes("--exit");
   demo({ signal: stop.signal, keepOpen }).catch((error: unknown) => {
-    console.error(stop.signal.aborted ? "Stopped." : error);
+    if (error instanceof TemporalCliMissingError) console.error(error.message);
+    else console.error(stop.signal.aborted ? "Stopped." : error);
     process.exitCode = 1;
   });
 }
