@@ -84,9 +84,15 @@ const DEFAULTS: Omit<Settings, "show" | "policy"> = {
 export class MessageBuilder implements ContextBuilder, ContextStrategy {
   private readonly settings: Settings;
 
-  /** @throws ValueError when a setting has the wrong shape, two tools share a name, or a tool has the reopen tool's name. */
-  constructor(options: MessageBuilderOptions = {}) {
-    const given = definedOnly(options);
+  /**
+   * `new MessageBuilder({ policy, show, ... })`, or the reference's positional form `new MessageBuilder(policy)`
+   * with the other settings after it: `new MessageBuilder(policy, { show })`.
+   * @throws ValueError when a setting has the wrong shape, two tools share a name, or a tool has the reopen tool's name.
+   */
+  constructor(options?: MessageBuilderOptions);
+  constructor(policy: ContextPolicy, options?: Omit<MessageBuilderOptions, "policy">);
+  constructor(first: MessageBuilderOptions | ContextPolicy = {}, rest: Omit<MessageBuilderOptions, "policy"> = {}) {
+    const given = definedOnly(builderOptions(first, rest));
     const settings: Settings = {
       ...DEFAULTS,
       show: xml(),
@@ -248,4 +254,24 @@ function checkSettings(settings: Settings): void {
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice !== undefined)
     throw new ValueError(`Two tools are named "${twice}": each tool a call offers needs its own name.`);
+}
+
+// The options of either constructor form; anything else is refused with the forms that work.
+function builderOptions(first: unknown, rest: unknown): MessageBuilderOptions {
+  const isOptions = (value: unknown) =>
+    typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+  if (first instanceof ContextPolicy) {
+    if (!isOptions(rest) || "policy" in (rest as object))
+      throw new ValueError(
+        "new MessageBuilder(policy, options) takes the other settings after the policy, without a second policy: " +
+          "new MessageBuilder(policy, { show }).",
+      );
+    return { ...(rest as MessageBuilderOptions), policy: first };
+  }
+  if (!isOptions(first))
+    throw new ValueError(
+      "MessageBuilder takes a ContextPolicy or an options object: new MessageBuilder(policy) or " +
+        "new MessageBuilder({ policy, show, select, ... }).",
+    );
+  return first as MessageBuilderOptions;
 }
