@@ -7,7 +7,14 @@ import { ModelOutput, ToolOutput } from "../src/domain/events.js";
 import { inserted } from "../src/domain/trace.js";
 import { ValueError } from "../src/domain/errors.js";
 import type { Trace } from "../src/domain/trace.js";
-import { ANSWER_CHARACTERS, type CloseTurnArgument, type TurnResult } from "../src/temporal/contract.js";
+import { Source } from "../src/domain/elements.js";
+import { Numbering } from "../src/domain/numbering.js";
+import {
+  ANSWER_CHARACTERS,
+  type CloseTurnArgument,
+  type TurnCitedNumber,
+  type TurnResult,
+} from "../src/temporal/contract.js";
 import { reported } from "./failures.js";
 import { storeLease, traceOf, type TurnAccess } from "./turn-access.js";
 
@@ -35,9 +42,12 @@ export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: T
         answer.markers.map((marker) => [marker.at, marker.text] as const),
       )
     : "";
+  // Numbers are the thread's and never change, so the whole thread's numbering names what each one cited.
+  const numbering = new Numbering(trace.thread.events);
   const citations = (answer?.markers ?? []).map((marker) => ({
     marker: marker.text,
     sources: marker.cited.map((number) => number.source),
+    numbers: marker.cited.map(({ written }) => citedNumber(numbering, written)),
   }));
   const sources = [
     ...new Set(citations.flatMap((citation) => citation.sources.filter((source): source is string => source !== null))),
@@ -56,4 +66,11 @@ export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: T
     modelCalls: outputs.length,
     toolCalls: events.filter((event) => ToolOutput.is(event)).length,
   };
+}
+
+/** What a cited number named: a Source, a Reference, or nothing. */
+function citedNumber(numbering: Numbering, written: number): TurnCitedNumber {
+  const element = numbering.element(written);
+  if (element === undefined) return { number: written, element: null, kind: null };
+  return { number: written, element: element.id, kind: Source.is(element) ? "source" : "reference" };
 }

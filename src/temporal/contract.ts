@@ -134,6 +134,18 @@ export interface TurnCitation {
   marker: string;
   /** The real id of each cited Source, or null where the number named nothing citable. */
   sources: (string | null)[];
+  /** Each number of the marker and what it named: a cited Source, a Reference (named, not citable) or nothing. */
+  numbers: TurnCitedNumber[];
+}
+
+/** One number of a citation marker, and the element it named in the thread. */
+export interface TurnCitedNumber {
+  /** The number as the model wrote it. */
+  number: number;
+  /** The real id of the element that the number names, or null when it names no element of the thread. */
+  element: string | null;
+  /** "source" for a Source (cited), "reference" for a Reference (named, not citable), null for nothing. */
+  kind: "source" | "reference" | null;
 }
 
 /** The result of the turn workflow: a short summary of the answer; the trace store holds the rest. */

@@ -48,6 +48,7 @@ export type {
   TurnSettings,
   TurnResult,
   TurnCitation,
+  TurnCitedNumber,
   TurnLease,
   TurnScope,
   TurnActivities,
