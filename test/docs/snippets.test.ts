@@ -78,7 +78,11 @@ function compilerOptions(): ts.CompilerOptions {
     ...parsed.options,
     noEmit: true,
     baseUrl: ROOT,
-    paths: { "soev-agents/worker": ["worker.ts"], "soev-agents/*": ["src/*/index.ts"] },
+    paths: {
+      "soev-agents": ["src/index.ts"],
+      "soev-agents/worker": ["worker.ts"],
+      "soev-agents/*": ["src/*/index.ts"],
+    },
   };
 }
 
