@@ -1,11 +1,17 @@
 /** The Trace: a thread's events (or one stream's), decoded, with their positions. */
 import { type Event, type EventType, type LogEntry, type Stream, Input } from "./events.js";
 
-/** The events of a thread or of one stream, decoded, in log order. The context builder reads only this. */
+/**
+ * The events of a thread or of one stream, decoded, in log order. The context builder reads only this.
+ * Immutable: its indexes (events, streams, events by type) are made once, on first use.
+ */
 export class Trace {
   /** The entries: each event with its position in the thread's log. */
   readonly entries: readonly LogEntry<Event>[];
   private readonly whole: Trace | undefined;
+  private eventList: readonly Event[] | undefined;
+  private readonly streams = new Map<Stream, Trace>();
+  private readonly typed = new Map<EventType<any, any>, readonly Event[]>();
 
   /** `thread` is the whole thread's trace when this one is a view of it (one stream, or a prefix). */
   constructor(entries: readonly LogEntry<Event>[] = [], thread?: Trace) {
@@ -25,7 +31,7 @@ export class Trace {
 
   /** Every event, in log order. */
   get events(): readonly Event[] {
-    return this.entries.map((entry) => entry.event);
+    return (this.eventList ??= this.entries.map((entry) => entry.event));
   }
 
   /** The number of events. */
@@ -40,15 +46,25 @@ export class Trace {
 
   /** The events of a type, subtypes included, in log order. `byType(Event)` gives every event. */
   byType<T extends Event>(type: EventType<T, any>): T[] {
-    return this.entries.flatMap((entry) => (type.is(entry.event) ? [entry.event] : []));
+    let found = this.typed.get(type);
+    if (!found) {
+      found = this.events.filter((event) => type.is(event));
+      this.typed.set(type, found);
+    }
+    return [...found] as T[];
   }
 
   /** The trace of one stream. */
   stream(name: Stream): Trace {
-    return new Trace(
-      this.entries.filter((entry) => entry.event.stream === name),
-      this.thread,
-    );
+    let stream = this.streams.get(name);
+    if (!stream) {
+      stream = new Trace(
+        this.entries.filter((entry) => entry.event.stream === name),
+        this.thread,
+      );
+      this.streams.set(name, stream);
+    }
+    return stream;
   }
 
   /** The trace up to (not including) the event at `index`; its thread is cut at the same position. */
@@ -65,9 +81,19 @@ export class Trace {
   }
 }
 
-/** The index of each input that starts a turn, in order: a turn runs from one to the next. */
+const starts = new WeakMap<readonly Event[], readonly number[]>();
+
+/**
+ * The index of each input that starts a turn, in order: a turn runs from one to the next. Kept for the
+ * list it was asked of, so a trace's `events` (made once) are scanned once.
+ */
 export function turnStarts(events: readonly Event[]): number[] {
-  return events.flatMap((event, index) => (Input.is(event) ? [index] : []));
+  let found = starts.get(events);
+  if (!found) {
+    found = events.flatMap((event, index) => (Input.is(event) ? [index] : []));
+    starts.set(events, found);
+  }
+  return [...found];
 }
 
 /** The events of the running turn: from the last input that started a turn, that input first. */

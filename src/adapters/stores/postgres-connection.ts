@@ -11,7 +11,8 @@ const TRANSIENT_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EP
 export function postgresFailure(error: unknown, schema: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (code === "42P01" || code === "3F000") {
+  // 42883: the trace_append function is missing, a schema migrated by an older version.
+  if (code === "42P01" || code === "3F000" || code === "42883") {
     return new CallerError(
       `The PostgreSQL schema "${schema}" has no trace store tables (${message}): run migratePostgres(pool, { schema: "${schema}" }) first.`,
       { cause: error },

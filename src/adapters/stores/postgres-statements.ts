@@ -23,6 +23,8 @@ export function postgresStatements(s: string) {
       "SELECT $1::bigint, u.position, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, u.ts, u.version FROM unnest(" +
       "$2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[]" +
       ") AS u(position, type, stream, actor, origin, payload, seq, ts, version)",
+    /** The whole append in one round trip (the trace_append function of migration 2). */
+    append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) AS outcome`,
     grow: `UPDATE ${s}.trace_threads SET length = $2 WHERE key = $1::bigint`,
     deleteThread: `DELETE FROM ${s}.trace_threads WHERE id = $1`,
     notify: "SELECT pg_notify($1, $2)",

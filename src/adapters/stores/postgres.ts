@@ -22,10 +22,10 @@ import {
   liveLease,
   released,
   renewed,
-  seal,
   streamsOf,
   toEntry,
   type EventRow,
+  type LeaseState,
 } from "./rules.js";
 import {
   StoreClosedError,
@@ -36,7 +36,14 @@ import {
   checkThreadId,
   prepareAppend,
   prepareLoad,
+  type PreparedEvent,
 } from "./validation.js";
+
+/** What the trace_append function answers: the seal of the appended events, or why it refused. */
+type AppendOutcome =
+  | { status: "appended"; first: number; seqs: number[] }
+  | { status: "moved"; lengths: Record<string, number> }
+  | ({ status: "lease" } & { owner: string | null; counter: number | null; expiresAt: number; released: boolean });
 
 /** Options of PostgresTraceStore: give `pool` or `connectionString`. */
 export interface PostgresTraceStoreOptions {
@@ -111,31 +118,45 @@ export class PostgresTraceStore implements TraceStore {
     const prepared = prepareAppend(events);
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
-    const rows = await this.connection.write(threadId, async (client) => {
-      if (options.lease != null)
-        checkLease(threadId, (await leaseState(client, this.sql, threadId)).state, options.lease);
-      const thread = (await client.query<{ key: string; length: number }>(this.sql.thread, [threadId])).rows[0];
-      const lengths = new Map<string, number>();
-      const streams = streamsOf(prepared, options.expected);
-      if (thread && streams.length > 0) {
-        const found = await client.query<{ stream: string; length: number }>(this.sql.streamLengths, [
-          thread.key,
-          streams,
-        ]);
-        for (const row of found.rows) lengths.set(row.stream, Number(row.length));
-      }
-      const lengthOf = (stream: string) => lengths.get(stream) ?? 0;
-      checkExpected(threadId, options.expected, lengthOf);
-      if (prepared.length === 0) return [];
-      const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
-      const key =
-        thread?.key ??
-        (await client.query<{ key: string }>(this.sql.insertThread, [threadId, sealed[0]!.ts])).rows[0]!.key;
-      await insertEvents(client, this.sql, key, sealed);
-      await client.query(this.sql.grow, [key, sealed.at(-1)!.position]);
-      await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
-      return sealed;
-    });
+    const lease = options.lease ?? null;
+    const expected = Object.entries(options.expected ?? {});
+    const ts = new Date().toISOString();
+    const column = <K extends keyof PreparedEvent>(name: K) => prepared.map((event) => event[name]);
+    // One round trip: the trace_append function locks, checks, seals, inserts, grows and notifies.
+    const outcome = await this.connection.query(
+      async (client) =>
+        (
+          await client.query<{ outcome: AppendOutcome }>(this.sql.append, [
+            threadId,
+            `${this.schema}:${threadId}`,
+            channelOf(this.schema),
+            lease?.owner ?? null,
+            lease?.counter ?? null,
+            streamsOf(prepared, options.expected),
+            expected.map(([stream]) => stream),
+            expected.map(([, length]) => length),
+            column("type"),
+            column("stream"),
+            column("actor"),
+            column("origin"),
+            column("payload"),
+            column("version"),
+            ts,
+          ])
+        ).rows[0]!.outcome,
+    );
+    if (outcome.status === "lease") {
+      const state = outcome.owner == null ? null : { ...outcome, owner: outcome.owner, counter: outcome.counter! };
+      checkLease(threadId, state as LeaseState | null, lease);
+    }
+    if (outcome.status === "moved") checkExpected(threadId, options.expected, (stream) => outcome.lengths[stream] ?? 0);
+    if (outcome.status !== "appended") throw new Error(`trace_append answered ${JSON.stringify(outcome)}.`);
+    const rows: EventRow[] = prepared.map((event, index) => ({
+      ...event,
+      seq: outcome.seqs[index]!,
+      ts,
+      position: outcome.first + index,
+    }));
     return rows.map((row) => toEntry(row).event);
   }
 

@@ -1,9 +1,11 @@
 /**
  * The runner's reads and writes of the store. One unit of work, exactly once in the trace: read, skip what
  * is recorded, run, and append with the stream's expected length. When another writer moved the stream,
- * read again and decide again.
+ * read again and decide again. Reads are incremental: each store keeps the decoded traces of its most
+ * recently read threads (a bounded LRU), and a read fetches and decodes only the entries after the cached
+ * trace's last one (`read({ after })`), so a worker's cost per unit does not grow with the thread.
  */
-import { type Event, Failure, type Input } from "../../domain/events.js";
+import { type Event, Failure, type Input, type LogEntry, type StoredEvent } from "../../domain/events.js";
 import { encode, type EventTypes } from "../../domain/registry.js";
 import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
@@ -12,12 +14,85 @@ import type { Observer } from "../../ports/observer.js";
 import type { Lease, TraceStore } from "../../ports/store.js";
 import type { Step, StepContext, Work } from "../contracts.js";
 
-/** Read a thread's whole log and decode it. An unknown thread gives an empty trace. */
+/** How many threads' decoded traces each store's cache keeps. */
+export const CACHED_THREADS = 256;
+
+interface Cached {
+  types: EventTypes;
+  trace: Trace;
+}
+
+const caches = new WeakMap<TraceStore, Map<string, Cached>>();
+
+/**
+ * Read a thread's whole log and decode it. An unknown thread gives an empty trace. A cached trace is
+ * topped up with what is new; when the entry it ended with is gone or differs (the thread was deleted or
+ * loaded again), it is read whole.
+ */
 export async function readTrace(store: TraceStore, types: EventTypes, threadId: string): Promise<Trace> {
+  let threads = caches.get(store);
+  if (!threads) caches.set(store, (threads = new Map()));
+  const cached = threads.get(threadId);
+  const trace =
+    (cached?.types === types ? await toppedUp(store, types, threadId, cached.trace) : undefined) ??
+    new Trace(await decoded(store, types, threadId, 0));
+  // Map order is insertion order: the first key is the least recently read.
+  threads.delete(threadId);
+  threads.set(threadId, { types, trace });
+  if (threads.size > CACHED_THREADS) threads.delete(threads.keys().next().value!);
+  return trace;
+}
+
+/** Forget the cached trace of a thread (after a delete or a load), or of every thread of the store. */
+export function forgetTrace(store: TraceStore, threadId?: string): void {
+  if (threadId === undefined) caches.delete(store);
+  else caches.get(store)?.delete(threadId);
+}
+
+async function toppedUp(
+  store: TraceStore,
+  types: EventTypes,
+  threadId: string,
+  trace: Trace,
+): Promise<Trace | undefined> {
+  const last = trace.entries.at(-1);
+  if (!last) return undefined;
+  // Read from the cached last entry on: it must still be there as it was.
+  let seen = false;
+  const fresh: LogEntry<Event>[] = [];
+  for await (const entry of store.read(threadId, { after: last.position - 1 })) {
+    if (!seen) {
+      if (!sameEntry(entry, last)) return undefined;
+      seen = true;
+      continue;
+    }
+    fresh.push({ position: entry.position, event: types.decode(entry.event) });
+  }
+  if (!seen) return undefined;
+  return fresh.length > 0 ? trace.with(fresh) : trace;
+}
+
+async function decoded(
+  store: TraceStore,
+  types: EventTypes,
+  threadId: string,
+  after: number,
+): Promise<LogEntry<Event>[]> {
   const entries = [];
-  for await (const entry of store.read(threadId))
+  for await (const entry of store.read(threadId, { after }))
     entries.push({ position: entry.position, event: types.decode(entry.event) });
-  return new Trace(entries);
+  return entries;
+}
+
+function sameEntry(entry: LogEntry<StoredEvent>, cached: LogEntry<Event>): boolean {
+  const { event } = entry;
+  return (
+    entry.position === cached.position &&
+    event.type === cached.event.type &&
+    event.stream === cached.event.stream &&
+    event.seq === cached.event.seq &&
+    event.ts === cached.event.ts
+  );
 }
 
 /** Where a unit of work reads and records: the store, the registry, the lease and the code version. */
