@@ -182,36 +182,70 @@ export const Failure = eventType<
   "system",
 );
 
-/** A question the agent asks the user mid-turn; the turn waits for its Response. */
+/** What a Request asks: an answer to a question, or an approval of a tool call before it runs. */
+export type RequestKind = "question" | "approval";
+
+/** A question the agent asks a person mid-turn; the turn waits for its Response. */
 export interface Request extends Event {
+  /** Stable: the same request of a retried attempt has the same id, such as `call_7:approval`. */
   requestId: string;
+  kind: RequestKind;
   text: string;
+  /** The JSON schema an answer must fit, or null for any JSON. */
   schema: Record<string, JsonValue> | null;
+  /** The tool call that asks, or null for a request of a step of one's own. */
+  callId: string | null;
+  /** The name of the tool that asks or waits for approval, or null. */
+  tool: string | null;
+  /** The arguments of the call that waits for approval, or null. */
+  arguments: Record<string, JsonValue> | null;
+  /** How long the turn waits for an answer, from the Request's ts; null waits for ever. */
+  deadlineSeconds: number | null;
+  /** The answer recorded when the deadline passes, or null to end the turn with a Failure then. */
+  defaultAnswer: { payload: JsonValue } | null;
 }
-/** A question the agent asks the user mid-turn; the turn waits for its Response. */
+/** A question the agent asks a person mid-turn; the turn waits for its Response. */
 export const Request = eventType<
   Request,
-  { requestId: string; text: string; schema?: Record<string, JsonValue> | null }
+  {
+    requestId: string;
+    text: string;
+    kind?: RequestKind;
+    schema?: Record<string, JsonValue> | null;
+    callId?: string | null;
+    tool?: string | null;
+    arguments?: Record<string, JsonValue> | null;
+    deadlineSeconds?: number | null;
+    defaultAnswer?: { payload: JsonValue } | null;
+  }
 >(
   "request",
   z.object({
     requestId: z.string(),
+    kind: z.enum(["question", "approval"]).default("question"),
     text: z.string(),
     schema: z.record(z.string(), z.json()).nullable().default(null),
+    callId: z.string().nullable().default(null),
+    tool: z.string().nullable().default(null),
+    arguments: z.record(z.string(), z.json()).nullable().default(null),
+    deadlineSeconds: z.number().positive().nullable().default(null),
+    defaultAnswer: z.object({ payload: z.json() }).nullable().default(null),
   }),
   Event,
   "model",
 );
 
-/** The user's answer to a Request. */
+/** A person's answer to a Request (or the Request's default answer when its deadline passed). */
 export interface Response extends Event {
   requestId: string;
   payload: JsonValue;
+  /** The tool call whose Request this answers, or null. */
+  callId: string | null;
 }
-/** The user's answer to a Request. */
-export const Response = eventType<Response, { requestId: string; payload: JsonValue }>(
+/** A person's answer to a Request (or the Request's default answer when its deadline passed). */
+export const Response = eventType<Response, { requestId: string; payload: JsonValue; callId?: string | null }>(
   "response",
-  z.object({ requestId: z.string(), payload: z.json() }),
+  z.object({ requestId: z.string(), payload: z.json(), callId: z.string().nullable().default(null) }),
   Event,
   "user",
 );

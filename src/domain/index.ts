@@ -38,7 +38,19 @@ export type {
   Usage,
   StoredEvent,
   LogEntry,
+  RequestKind,
 } from "./events.js";
+export {
+  APPROVAL_SCHEMA,
+  NO_ANSWER_ERROR,
+  CANCELLED,
+  unansweredRequests,
+  pendingRequests,
+  answerProblem,
+  deadlineOf,
+  noAnswerMessage,
+} from "./requests.js";
+export type { Approval } from "./requests.js";
 export { EventTypes, encode } from "./registry.js";
 export { Trace, turnStarts, inserted } from "./trace.js";
 export { Numbering, elementsOf } from "./numbering.js";

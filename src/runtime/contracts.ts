@@ -12,6 +12,7 @@ import type { Fragment } from "../ports/model.js";
 import type { ToolDef } from "../ports/messages.js";
 import type { CallKind, Observer } from "../ports/observer.js";
 import type { Graph } from "./graph.js";
+import type { Ask } from "./tools/asking.js";
 
 /** What the runtime gives one tool call besides its arguments. */
 export interface ToolCallContext {
@@ -27,6 +28,8 @@ export interface ToolCallContext {
   heartbeat?: () => void;
   /** Whether identical calls run again, for a tool that does not say (its `repeats` is null). Default false. */
   repeats?: boolean;
+  /** Ask a person mid-call (see Question); the tool step gives each call its own. */
+  ask?: Ask;
 }
 
 /** A per-turn limit of a tool: checked before the call runs; a refused call gets `error` as its result. */
@@ -52,6 +55,8 @@ export interface Tool {
   readonly unbound: readonly string[];
   /** The argument descriptions the model reads, by argument name. */
   readonly argumentDescriptions: Readonly<Record<string, string>>;
+  /** Whether a call with these (parsed) arguments waits for a person's approval before it runs; absent never waits. */
+  needsApproval?(args: Record<string, unknown>): boolean;
   /** The definition offered to the model. */
   def(): ToolDef;
   /** A copy with other texts: a new description and argument descriptions. */

@@ -5,7 +5,25 @@
  */
 export { BRACKETS, FULLWIDTH, parseMarkers, readMarkers } from "./citations.js";
 export { tool } from "./tools/function-tool.js";
-export type { FunctionTool, ToolSpec, ToolArguments } from "./tools/function-tool.js";
+export type { FunctionTool, ToolSpec, ToolArguments, ToolRunContext } from "./tools/function-tool.js";
+export {
+  AnswerPending,
+  AnswerMismatchError,
+  NoAnswerError,
+  questionId,
+  approvalId,
+  deniedText,
+} from "./tools/asking.js";
+export type { Question, Ask } from "./tools/asking.js";
+export {
+  AnswerRefusedError,
+  waitingRequests,
+  openRequests,
+  refusal,
+  recordAnswer,
+  expireRequest,
+  recordTurnFailure,
+} from "./runner/requests.js";
 export { bound, checkBindable } from "./tools/bound.js";
 export type { Bound, BoundValues } from "./tools/bound.js";
 export { Recorded } from "./tools/recorded.js";

@@ -7,6 +7,10 @@ import { END, type Graph } from "../graph.js";
 import { readTrace, recordFailure, runWork, type Recorder } from "./work.js";
 import { pendingNode } from "./pending.js";
 import { runTask } from "./task.js";
+import { CANCELLED, deadlineOf } from "../../domain/requests.js";
+import { Failure } from "../../domain/events.js";
+import { NoAnswerError } from "../tools/asking.js";
+import { expireRequest, recordTurnFailure, waitingRequests } from "./requests.js";
 
 /** Options of one local run of a turn. */
 export interface RunOptions {
@@ -23,7 +27,9 @@ export interface RunOptions {
 /**
  * Run the stream's turn until its graph ends, from wherever the trace says it stands. A unit of work
  * that raises records a Failure and ends the run with that error; running the thread again resumes it.
- * A "task" unit runs through the task protocol (runTask), its stream's turn by this same function.
+ * A "task" unit runs through the task protocol (runTask), its stream's turn by this same function. A turn
+ * that waits for a person's answer returns (a passed deadline records the default answer, or a Failure);
+ * a cancelled turn (the signal aborted) records one CancelledError Failure and raises.
  */
 export async function runTurn(recorder: Recorder, graph: Graph, options: RunOptions = {}): Promise<Trace> {
   const base: Omit<StepContext, "trace" | "node"> = {
@@ -34,33 +40,51 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
     onFragment: options.onFragment,
     signal: options.signal,
   };
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
-    const node = pendingNode(graph, { ...base, trace });
-    if (node === END) return trace;
-    const step = graph.step(node);
-    const work = step.plan({ ...base, trace, node });
-    // A task runs its stream's turn in-process; the model's fragments of a task are not the thread's answer.
-    const runStreamTurn = (taskGraph: Graph, stream: string) =>
-      runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
-    const results = await Promise.allSettled(
-      work.map((unit) =>
-        unit.kind === "task"
-          ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn)
-          : runWork(recorder, step, { ...base, trace, node }, unit),
-      ),
-    );
-    const failures = results.flatMap((result, index) =>
-      result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : [],
-    );
-    for (const { error, unit } of failures) {
-      await recordFailure(recorder, error, {
-        stream: base.stream,
-        node,
-        callId: unit.kind === "tool" || unit.kind === "task" ? unit.key : null,
-      });
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
+      // A turn that waits for a person returns; answering records the Response and runs it again.
+      const waiting = waitingRequests(trace, base.stream);
+      if (waiting.length > 0) {
+        const due = waiting.filter((request) => (deadlineOf(request) ?? Infinity) <= Date.now());
+        if (due.length === 0) return trace;
+        for (const request of due) {
+          const ended = await expireRequest(recorder, base.stream, request.requestId);
+          if (ended !== null && Failure.is(ended)) throw new NoAnswerError(ended.message);
+        }
+        continue;
+      }
+      const node = pendingNode(graph, { ...base, trace });
+      if (node === END) return trace;
+      const step = graph.step(node);
+      const work = step.plan({ ...base, trace, node });
+      // A task runs its stream's turn in-process; the model's fragments of a task are not the thread's answer.
+      const runStreamTurn = (taskGraph: Graph, stream: string) =>
+        runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
+      const results = await Promise.allSettled(
+        work.map((unit) =>
+          unit.kind === "task"
+            ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn)
+            : runWork(recorder, step, { ...base, trace, node }, unit),
+        ),
+      );
+      options.signal?.throwIfAborted();
+      const failures = results.flatMap((result, index) =>
+        result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : [],
+      );
+      for (const { error, unit } of failures) {
+        await recordFailure(recorder, error, {
+          stream: base.stream,
+          node,
+          callId: unit.kind === "tool" || unit.kind === "task" ? unit.key : null,
+        });
+      }
+      if (failures.length > 0) throw failures[0]!.error;
     }
-    if (failures.length > 0) throw failures[0]!.error;
+  } catch (error) {
+    // A cancelled turn records why it stopped, once, as the Temporal runner does.
+    if (options.signal?.aborted) await recordTurnFailure(recorder, base.stream, CANCELLED);
+    throw error;
   }
 }

@@ -5,7 +5,7 @@
  * recently read threads (a bounded LRU), and a read fetches and decodes only the entries after the cached
  * trace's last one (`read({ after })`), so a worker's cost per unit does not grow with the thread.
  */
-import { type Event, Failure, type Input, type LogEntry, type StoredEvent } from "../../domain/events.js";
+import { type Event, Failure, type Input, type LogEntry, Request, type StoredEvent } from "../../domain/events.js";
 import { encode, type EventTypes } from "../../domain/registry.js";
 import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
@@ -135,9 +135,11 @@ export async function runWork(
         kind === "tool" ? work.key : null,
       ),
     );
-  const events = await step.run({ ...context, trace }, work.key);
-  if (events.length === 0) return { recorded: [], skipped: true };
+  let events = await step.run({ ...context, trace }, work.key);
   for (;;) {
+    // A Request that another attempt recorded meanwhile is recorded once: its id is stable.
+    events = events.filter((event) => !Request.is(event) || !recordedRequest(trace, context.stream, event.requestId));
+    if (events.length === 0) return { recorded: [], skipped: true };
     try {
       const recorded = await append(recorder, events, trace, context.stream);
       for (const event of recorded) safely(() => context.observer?.event?.(recorder.threadId, context.agent, event));
@@ -148,6 +150,10 @@ export async function runWork(
       if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
     }
   }
+}
+
+function recordedRequest(trace: Trace, stream: string, requestId: string): boolean {
+  return trace.stream(stream).events.some((event) => Request.is(event) && event.requestId === requestId);
 }
 
 /** Append events to one stream, refused if the stream grew since `trace` was read. */

@@ -1,11 +1,12 @@
 /** ToolStep: runs the calls of the latest model output, one ToolOutput per call, each its own unit of work. */
-import { ModelOutput, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
+import { ModelOutput, Request, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
 import { ValueError } from "../../domain/errors.js";
 import { type Trace, streamTrace, turnEvents } from "../../domain/trace.js";
 import type { Budget } from "../budget.js";
 import type { Delegation, StepContext, TaskStep, Tool, Work } from "../contracts.js";
 import { isDelegation } from "../tools/delegation.js";
 import { executeCall } from "../tools/execute.js";
+import { AnswerPending } from "../tools/asking.js";
 
 /** The default result of a call past the budget's cap. */
 export const FINISH_DIRECTIVE =
@@ -102,15 +103,24 @@ export class ToolStep implements TaskStep {
         }),
       ];
     }
-    const result = await executeCall(tool, call, {
-      trace: context.trace,
-      turn: turnEvents(trace.events),
-      callId: call.id,
-      signal: context.signal,
-      heartbeat: context.heartbeat,
-      repeats: tool.repeats ?? this.repeats,
-    });
-    return [{ ...result, ...header }];
+    const turn = turnEvents(trace.events);
+    try {
+      const result = await executeCall(tool, call, {
+        trace: context.trace,
+        turn,
+        callId: call.id,
+        signal: context.signal,
+        heartbeat: context.heartbeat,
+        repeats: tool.repeats ?? this.repeats,
+      });
+      return [{ ...result, ...header }];
+    } catch (error) {
+      if (!(error instanceof AnswerPending)) throw error;
+      // The call waits for a person: record its Request once; the turn waits until a Response is recorded.
+      const { requestId } = error.request;
+      if (turn.some((event) => Request.is(event) && event.requestId === requestId)) return [];
+      return [{ ...error.request, stream: context.stream, origin: context.node }];
+    }
   }
 
   // A delegation call starts a task unless it is past the budget's cap or its arguments do not fit.

@@ -16,14 +16,17 @@ import { elementNumber } from "./arguments.js";
 import { unboundError } from "./bound.js";
 import { ToolReturnError, UnboundToolError } from "../errors.js";
 import { callsBefore, settledResults } from "./turn.js";
+import { approvalOf, askerOf, deniedText } from "./asking.js";
 
 /**
  * Run one recorded call of `tool` (its arguments mapped to real ids by the LlmStep) and return its result,
  * with `callId` set. In order: arguments that do not parse or fit `tool.args`, an element id that names no
  * element of an accepted type in the thread, a handle that names no result, the tool's limit, and (unless
  * repeats) a call identical to an earlier successful call of the turn each give an error result, and the
- * tool does not run. InvalidQueryError and ResourceUnavailableError from the tool become the error the
- * model reads; every other error propagates (a TransientError so the runner runs the call again).
+ * tool does not run. A tool that needs approval waits for it next (AnswerPending propagates until a
+ * Response is recorded); denied, the model reads why. InvalidQueryError and ResourceUnavailableError from
+ * the tool become the error the model reads; every other error propagates (a TransientError so the runner
+ * runs the call again; AnswerPending when the tool asked a person).
  */
 export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallContext): Promise<ToolOutput> {
   if (tool.unbound.length > 0) throw unboundError(tool.name, tool.unbound);
@@ -53,9 +56,17 @@ export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallC
       );
     }
   }
+  // A person approves after every check that could refuse the call, so no one approves a call that cannot run.
+  if (tool.needsApproval?.(parsed.data as Record<string, unknown>) === true) {
+    const approval = approvalOf(context.turn, call);
+    if (!approval.approved) return refused(deniedText(tool.name, approval));
+  }
   let output: unknown;
   try {
-    output = await tool.invoke(parsed.data as Record<string, unknown>, context);
+    output = await tool.invoke(parsed.data as Record<string, unknown>, {
+      ...context,
+      ask: askerOf(context.turn, call.id),
+    });
   } catch (error) {
     if (InvalidQueryError.isInstance(error) || ResourceUnavailableError.isInstance(error))
       return refused(error.message);

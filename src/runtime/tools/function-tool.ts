@@ -12,9 +12,20 @@ import type { Limit, Tool, ToolCallContext } from "../contracts.js";
 import { checkBindable, isBound, unboundError, type Bound, type BoundValues } from "./bound.js";
 import { isRecorded, recordedValues, type Recorded, type RecordedValues } from "./recorded.js";
 import { argumentsSchema, toolDef } from "./tool-def.js";
+import type { Ask } from "./asking.js";
 
 /** The arguments the model writes, as the tool's function gets them (parsed, with defaults). */
 export type ToolArguments<A extends z.ZodRawShape> = z.output<z.ZodObject<A>>;
+
+/** What a tool's function gets besides its input: the call's id and `ask`, to ask a person mid-call. */
+export interface ToolRunContext {
+  /** The id of the call, or null when a test calls the tool directly. */
+  callId: string | null;
+  /** Ask a person (see Question). A test that calls the tool directly passes its own. */
+  ask: Ask;
+  signal?: AbortSignal;
+  heartbeat?: () => void;
+}
 
 /** What `tool` takes. */
 export interface ToolSpec<
@@ -36,8 +47,13 @@ export interface ToolSpec<
   limit?: Limit | null;
   /** Whether a call identical to an earlier successful call of the turn runs again; null or absent follows the agent. */
   repeats?: boolean | null;
-  /** The function: one object with the arguments, the bound values and the Recorded values. */
-  run: (input: ToolArguments<A> & BoundValues<B> & RecordedValues<R>) => Promise<ToolOutput>;
+  /**
+   * Whether a call waits for a person's approval before it runs: always (true), never (false, the default),
+   * or as a function of the call's arguments says. Denied, the model reads that it was denied and why.
+   */
+  needsApproval?: boolean | ((args: ToolArguments<A>) => boolean);
+  /** The function: one object with the arguments, the bound values and the Recorded values; then the call's context. */
+  run: (input: ToolArguments<A> & BoundValues<B> & RecordedValues<R>, context: ToolRunContext) => Promise<ToolOutput>;
 }
 
 /**
@@ -49,7 +65,7 @@ export interface FunctionTool<
   B = Record<string, unknown>,
   R = Record<string, readonly Element[]>,
 > extends Tool {
-  (input: ToolArguments<A> & B & R): Promise<ToolOutput>;
+  (input: ToolArguments<A> & B & R, context?: Partial<ToolRunContext>): Promise<ToolOutput>;
   readonly args: z.ZodObject<A, z.core.$strict>;
   /** The element type of each Recorded value, by name. */
   readonly recorded: Readonly<Record<string, ElementType<any, any>>>;
@@ -73,7 +89,8 @@ interface ToolState {
   recorded: Readonly<Record<string, Recorded<Element>>>;
   limit: Limit | null;
   repeats: boolean | null;
-  run: (input: Record<string, unknown>) => Promise<ToolOutput>;
+  needsApproval: (args: Record<string, unknown>) => boolean;
+  run: (input: Record<string, unknown>, context: ToolRunContext) => Promise<ToolOutput>;
 }
 
 /** No fields: the default of a tool that declares no args, bound or recorded values. */
@@ -143,6 +160,9 @@ export function tool<
   const repeats = spec.repeats ?? null;
   if (repeats !== null && typeof repeats !== "boolean")
     throw new ValueError(`Tool "${name}": repeats must be true, false or null.`);
+  const approval = spec.needsApproval ?? false;
+  if (typeof approval !== "boolean" && typeof approval !== "function")
+    throw new ValueError(`Tool "${name}": needsApproval must be true, false or a function of the arguments.`);
   const args = z.strictObject(shape);
   return make<A, BoundValues<B>, RecordedValues<R>>({
     name,
@@ -154,6 +174,7 @@ export function tool<
     recorded,
     limit,
     repeats,
+    needsApproval: typeof approval === "boolean" ? () => approval : (approval as unknown as ToolState["needsApproval"]),
     run: spec.run as ToolState["run"],
   });
 }
@@ -171,10 +192,10 @@ function schemaOf(name: string, args: z.ZodObject<any>): Record<string, JsonValu
 
 function make<A extends z.ZodRawShape, B, R>(state: ToolState): FunctionTool<A, B, R> {
   const unbound = Object.freeze(state.boundNames.filter((name) => !(name in state.values)));
-  const call = async (input: Record<string, unknown>): Promise<ToolOutput> => {
+  const call = async (input: Record<string, unknown>, context: Partial<ToolRunContext> = {}): Promise<ToolOutput> => {
     const missing = unbound.filter((name) => !(name in input));
     if (missing.length > 0) throw unboundError(state.name, missing);
-    return state.run({ ...input, ...state.values });
+    return state.run({ ...input, ...state.values }, { callId: null, ask: noPerson(state.name), ...context });
   };
   const properties = (state.parameters.properties ?? {}) as Record<string, { description?: unknown }>;
   const members = {
@@ -182,6 +203,7 @@ function make<A extends z.ZodRawShape, B, R>(state: ToolState): FunctionTool<A, 
     args: state.args,
     limit: state.limit,
     repeats: state.repeats,
+    needsApproval: state.needsApproval,
     unbound,
     boundNames: state.boundNames,
     recorded: Object.freeze(
@@ -200,13 +222,29 @@ function make<A extends z.ZodRawShape, B, R>(state: ToolState): FunctionTool<A, 
       make(withTexts(state, texts)),
     invoke: async (args: Record<string, unknown>, context: ToolCallContext): Promise<ToolOutput> => {
       if (unbound.length > 0) throw unboundError(state.name, unbound);
-      return state.run({ ...args, ...recordedValues(state.recorded, context.turn, context.callId), ...state.values });
+      return state.run(
+        { ...args, ...recordedValues(state.recorded, context.turn, context.callId), ...state.values },
+        {
+          callId: context.callId,
+          ask: context.ask ?? noPerson(state.name),
+          signal: context.signal,
+          heartbeat: context.heartbeat,
+        },
+      );
     },
   };
   for (const [key, value] of Object.entries({ name: state.name, ...members })) {
     Object.defineProperty(call, key, { value, enumerable: key !== "name", writable: false, configurable: false });
   }
   return Object.freeze(call) as unknown as FunctionTool<A, B, R>;
+}
+
+// A tool called without a runner has no person to ask: a test passes its own `ask`.
+function noPerson(name: string): Ask {
+  return () =>
+    Promise.reject(
+      new ValueError(`Tool "${name}" asked a person, but no runner runs it: pass { ask } as the second argument.`),
+    );
 }
 
 function bindValues(state: ToolState, values: Record<string, unknown>): ToolState {

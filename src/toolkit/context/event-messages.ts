@@ -35,7 +35,8 @@ export interface EventRendering {
 /**
  * The messages of one event. Input and TaskInput: by renderInput (null keeps it out). ModelOutput: an
  * assistant message with its markers put back and its calls as the model wrote them. ToolOutput: a tool
- * result (a user message when it names no call). Request: an assistant message; Response: a user message.
+ * result (a user message when it names no call). Request: an assistant message; Response: a user message;
+ * none for those of a tool call.
  * Failure: none, it is not the model's to read. Compaction: none here; the context policy shows its summary.
  * A subtype of a built-in type renders as the built-in; another type by its nearest registered renderer.
  * @throws UnrenderedEventError for a type that is neither built in nor registered.
@@ -59,6 +60,9 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
     return [event.callId === null ? UserMessage(content) : ToolResult(event.callId, content)];
   }
   if (Failure.is(event) || Compaction.is(event)) return [];
+  // A tool's request is part of its call: the model reads its effect in the call's result, and a message
+  // between the calls and their results would break the request's order.
+  if ((Request.is(event) || Response.is(event)) && event.callId !== null) return [];
   if (Request.is(event)) return [AssistantMessage(event.text)];
   if (Response.is(event))
     return [UserMessage(typeof event.payload === "string" ? event.payload : JSON.stringify(event.payload))];
