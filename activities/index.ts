@@ -11,6 +11,7 @@ import { closeTurn } from "./close-turn.js";
 import { failTurn } from "./fail-turn.js";
 import { nextWork } from "./next-work.js";
 import { openTurn } from "./open-turn.js";
+import { expireRequest, recordAnswer } from "./requests.js";
 import { handBackTask, handOffTask } from "./task-parts.js";
 import type { Authorize } from "../src/temporal/authorize.js";
 import type { TurnAccess } from "./turn-access.js";
@@ -40,6 +41,8 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
     runStep: (argument) => callUnit(access, argument, "step"),
     handOff: (argument) => handOffTask(access, argument),
     handBack: (argument) => handBackTask(access, argument),
+    recordAnswer: (argument) => recordAnswer(access, argument),
+    expireRequest: (argument) => expireRequest(access, argument),
     failTurn: (argument) => failTurn(access, argument),
     closeTurn: (argument) => closeTurn(access, argument),
   };

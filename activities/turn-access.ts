@@ -14,6 +14,8 @@ import { pendingNode } from "../src/runtime/runner/pending.js";
 import { readTrace, type Recorder } from "../src/runtime/runner/work.js";
 import { taskGraph } from "../src/runtime/runner/task.js";
 import type { Authorize } from "../src/temporal/authorize.js";
+import { waitingRequests } from "../src/runtime/runner/requests.js";
+import { pendingOf } from "./requests.js";
 import type { PlannedWork, TurnLease, TurnScope } from "../src/temporal/contract.js";
 
 /** How long the turn's lease lives between renewals, in seconds: renewed once a third of it has passed. */
@@ -100,6 +102,9 @@ export async function plannedWork(
   checkGraph(graph);
   const context = { ...contextOf(access, scope), trace };
   const streamLength = trace.stream(scope.stream).length;
+  // A stream that waits for a person runs no node until each of its requests is answered.
+  const waiting = waitingRequests(trace, scope.stream);
+  if (waiting.length > 0) return { node: null, work: [], streamLength, waiting: waiting.map(pendingOf) };
   const node = pendingNode(graph, context);
   if (node === END) return { node: null, work: [], streamLength };
   const work = graph.step(node).plan({ ...context, node });

@@ -4,6 +4,7 @@
  * graph ends. Deterministic: every decision comes from an activity result.
  */
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   ChildWorkflowFailure,
@@ -33,6 +34,7 @@ import {
   type WorkDone,
   type WorkUnit,
 } from "../src/temporal/contract.js";
+import type { TurnWatch } from "./person.js";
 
 /** The settings a turn runs with when its argument leaves them out. */
 export const DEFAULT_SETTINGS: Required<TurnSettings> = {
@@ -60,9 +62,11 @@ export function turnCalls(settings: Required<TurnSettings>): TurnCalls {
     maximumAttempts: settings.attempts,
   };
   const control: ActivityOptions = { startToCloseTimeout: settings.controlSeconds * 1000, retry };
+  // A cancelled turn waits until its calls stopped (they learn it through their heartbeats), then records it.
   const units: ActivityOptions = {
     startToCloseTimeout: settings.callSeconds * 1000,
     heartbeatTimeout: settings.heartbeatSeconds * 1000,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry,
   };
   return { activities: proxyActivities<TurnActivities>(control), control, units, settings };
@@ -84,20 +88,29 @@ export interface GraphRun {
 /**
  * Run the stream's graph from `first` until it ends. Each unit returns what comes next from the trace it
  * appended to, so no planning activity runs between units. Units on the turn's own stream (`inputSeq`
- * set) close the turn when the graph ends. Throws StepFailed when units fail.
+ * set) close the turn when the graph ends. Throws StepFailed when units fail. A turn that waits for a
+ * person waits through `watch` (answers come by the `answer` Update), then asks nextWork where it stands.
  */
 export async function runGraph(
   calls: TurnCalls,
   scope: TurnScope,
   first: PlannedWork,
   inputSeq: number | null,
+  watch: TurnWatch,
 ): Promise<GraphRun> {
   let previous: string | null = null;
   let count = 0;
   let planned = first;
   let lease = scope.lease;
   let result: TurnResult | null = null;
-  while (planned.node !== null) {
+  for (;;) {
+    if (planned.waiting !== undefined && planned.waiting.length > 0) {
+      await watch.waitFor(calls, planned.waiting, (failure) => new StepFailed([failure]));
+      planned = await calls.activities.nextWork({ ...scope, lease });
+      previous = null;
+      continue;
+    }
+    if (planned.node === null) break;
     const node = planned.node;
     const work = planned.work;
     setCurrentDetails(
@@ -105,7 +118,9 @@ export async function runGraph(
         markdownEscaped(work.map((unit) => unit.summary).join("; ")),
     );
     const current = { ...scope, lease };
+    watch.runs(node, work);
     const results = await Promise.allSettled(work.map((unit) => runUnit(calls, current, node, unit, inputSeq)));
+    watch.ran();
     const cancelled = results.find((outcome) => outcome.status === "rejected" && isCancellation(outcome.reason));
     if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
     const failures = results.flatMap((outcome, index) =>

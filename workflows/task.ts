@@ -6,6 +6,7 @@
 import { CancellationScope, isCancellation } from "@temporalio/workflow";
 import type { TaskArgument, TaskResult } from "../src/temporal/contract.js";
 import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
+import { TurnWatch } from "./person.js";
 
 /** Run one task's stream under the turn's lease; the result names the stream and the units it ran. */
 export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
@@ -17,9 +18,11 @@ export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
     lease: argument.lease,
     ...(argument.idsOnly ? { idsOnly: true } : {}),
   };
+  const watch = new TurnWatch(argument.threadId, argument.agent);
+  watch.opened(scope);
   try {
     const first = argument.next ?? (await calls.activities.nextWork(scope));
-    const run = await runGraph(calls, scope, first, null);
+    const run = await runGraph(calls, scope, first, null, watch);
     return { stream: argument.stream, units: run.units };
   } catch (error) {
     const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];

@@ -6,6 +6,8 @@
 import {
   ApplicationFailure,
   CancellationScope,
+  allHandlersFinished,
+  condition,
   isCancellation,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -19,6 +21,7 @@ import {
   argumentSizeProblem,
   markdownCode,
   markdownEscaped,
+  TURN_CANCELLED,
   shortened,
   workflowIdOf,
   type TurnArgument,
@@ -27,6 +30,7 @@ import {
   type TurnSettings,
 } from "../src/temporal/contract.js";
 import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
+import { TurnWatch } from "./person.js";
 
 /** One turn of a thread: `{ agent, threadId, input: { payload, model } }` in, a short summary of the answer out. */
 export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
@@ -44,6 +48,8 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
   const base = { agent: argument.agent, threadId, stream: MAIN_STREAM, ...(idsOnly ? { idsOnly } : {}) };
   const agent = markdownEscaped(argument.agent);
   const thread = markdownCode(threadId);
+  const watch = new TurnWatch(threadId, argument.agent);
+  watch.install(calls);
   let turn: TurnScope | null = null;
   let inputSeq: number | null = null;
   try {
@@ -59,13 +65,23 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     ]);
     const scope: TurnScope = { ...base, lease: opened.lease };
     turn = scope;
+    watch.opened(scope);
     inputSeq = opened.inputSeq;
-    const run = await runGraph(calls, scope, opened.next, opened.inputSeq);
+    const run = await runGraph(calls, scope, opened.next, opened.inputSeq, watch);
+    watch.state = "closing";
     setCurrentDetails(`**${agent}** answered on thread ${thread}.`);
     // The last unit closed the turn; a graph that ended with no unit leaves it to closeTurn.
-    return run.result ?? (await activities.closeTurn({ ...scope, inputSeq: opened.inputSeq }));
+    const result = run.result ?? (await activities.closeTurn({ ...scope, inputSeq: opened.inputSeq }));
+    watch.state = "ended";
+    await condition(allHandlersFinished);
+    return result;
   } catch (error) {
-    const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];
+    watch.state = "failed";
+    const failures = isCancellation(error)
+      ? [{ ...TURN_CANCELLED, retryable: false, node: null, callId: null }]
+      : error instanceof StepFailed
+        ? error.failures
+        : [failureOf(error, null, null)];
     if (turn !== null) {
       const ending = turn;
       // A cancelled turn still records why it stopped and gives its lease up.

@@ -226,12 +226,86 @@ export interface WorkUnit {
   summary: string;
 }
 
-/** What comes next on a stream: the node with work and its units, or `node: null` when its graph ended. */
+/** What comes next on a stream: the node with work and its units, or `node: null` when its graph ended or it waits. */
 export interface PlannedWork {
   node: string | null;
   work: WorkUnit[];
   /** The stream's length as read. */
   streamLength: number;
+  /** The requests the turn waits on (no node runs until each is answered); absent or empty when it waits on none. */
+  waiting?: PendingRequest[];
+}
+
+/** The name of the turn workflow's Update that answers a waiting request: argument AnswerArgument, result AnswerResult. */
+export const ANSWER_UPDATE = "answer";
+
+/** The name of the turn workflow's Query that tells where the turn stands: no argument, result TurnStatus. */
+export const STATUS_QUERY = "status";
+
+/** The error name and message of the Failure a cancelled turn records (the local runner's Thread.cancel records the same). */
+export const TURN_CANCELLED = { error: "CancelledError", message: "The turn was cancelled." } as const;
+
+/** A request the turn waits on, as the workflow holds it: small, for the Update's validator and the status Query. */
+export interface PendingRequest {
+  /** The id the answer names, such as `call_7:approval`. */
+  requestId: string;
+  kind: "question" | "approval";
+  /** What the person reads (at most 400 characters). */
+  text: string;
+  /** The JSON schema an answer must fit, or null for any JSON. An approval's is `{ approved: boolean, reason?: string }`. */
+  schema: { [key: string]: TurnJson } | null;
+  /** The tool call that asks or waits for approval, and its tool, or null. */
+  callId: string | null;
+  tool: string | null;
+  /** Milliseconds from when the workflow learned of the request until its deadline passes, or null for none. */
+  deadlineMs: number | null;
+  /** The deadline as an ISO-8601 time, or null. */
+  deadline: string | null;
+  /** Whether a passed deadline records a default answer (else the turn ends with a NoAnswerError Failure). */
+  hasDefault: boolean;
+}
+
+/** The argument of the `answer` Update: the request's id and the answer, JSON. */
+export interface AnswerArgument {
+  requestId: string;
+  payload: TurnJson;
+}
+
+/** The result of the `answer` Update: the request answered, and the seq of its recorded Response on the stream. */
+export interface AnswerResult {
+  requestId: string;
+  seq: number;
+}
+
+/** The result of the `status` Query: where the turn stands. */
+export interface TurnStatus {
+  threadId: string;
+  agent: string;
+  /** "opening", "running" (units run), "waiting" (for a person), "closing", "ended" or "failed". */
+  state: "opening" | "running" | "waiting" | "closing" | "ended" | "failed";
+  /** The node whose units run, or null. */
+  node: string | null;
+  /** The units running now, with their summaries. */
+  running: WorkUnit[];
+  /** The requests the turn waits on that no answer took yet. */
+  requests: PendingRequest[];
+}
+
+/** recordAnswer: record a person's answer to a waiting request as a Response, once (the Update's handler runs it). */
+export interface RecordAnswerArgument extends TurnScope {
+  requestId: string;
+  payload: TurnJson;
+}
+
+/** expireRequest: the deadline of a waiting request passed: record its default answer, or the NoAnswerError Failure. */
+export interface ExpireRequestArgument extends TurnScope {
+  requestId: string;
+}
+
+/** What expireRequest recorded or found: an answer (the turn goes on), or the Failure that ends the turn. */
+export interface ExpiredRequest {
+  ended: "answered" | "failed";
+  failure: TurnFailure | null;
 }
 
 /** callModel / callTool / runStep / handOff / handBack: run one unit of a node's work, or a part of a task unit. */
@@ -330,6 +404,10 @@ export interface TurnActivities {
   handOff(argument: WorkArgument): Promise<HandedOff>;
   /** Records a finished task's result as the delegating tool call's output. */
   handBack(argument: WorkArgument): Promise<WorkDone>;
+  /** Records a person's answer to a waiting request as a Response, once: the `answer` Update's handler runs it. */
+  recordAnswer(argument: RecordAnswerArgument): Promise<AnswerResult>;
+  /** Ends the wait of a request whose deadline passed: its default answer, or the NoAnswerError Failure. */
+  expireRequest(argument: ExpireRequestArgument): Promise<ExpiredRequest>;
   /** Records the turn's Failure once and releases the lease. */
   failTurn(argument: FailTurnArgument): Promise<FailedTurn>;
   /** Gives the lease up and summarises the turn when no unit closed it: the workflow's result. */

@@ -23,3 +23,6 @@ export class SearchAttributeConflictError extends CallerError {}
 
 /** The Temporal server refused or failed to list or register the search attributes. */
 export class SearchAttributeRegistrationError extends OutsideWorldError {}
+
+/** No turn of the thread is known to Temporal: nothing to answer or query. */
+export class NoTurnError extends CallerError {}

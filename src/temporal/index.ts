@@ -12,10 +12,14 @@ export {
 } from "./search-attributes.js";
 export { startTurn } from "./start-turn.js";
 export type { StartTurnOptions, TurnHandle } from "./start-turn.js";
+export { answerRequest, turnStatus } from "./requests.js";
+export type { AnswerRequestOptions } from "./requests.js";
+export { AnswerRefusedError } from "../runtime/runner/requests.js";
 export {
   TurnRunningError,
   ThreadAgentError,
   ThreadMovedError,
+  NoTurnError,
   SearchAttributeConflictError,
   SearchAttributeRegistrationError,
 } from "./errors.js";
@@ -30,6 +34,9 @@ export {
   WORKFLOW_ID_PREFIX,
   MAIN_STREAM,
   ANSWER_CHARACTERS,
+  ANSWER_UPDATE,
+  STATUS_QUERY,
+  TURN_CANCELLED,
   SUMMARY_CHARACTERS,
   workflowIdOf,
   taskWorkflowIdOf,
@@ -65,4 +72,11 @@ export type {
   HandedOff,
   TaskArgument,
   TaskResult,
+  PendingRequest,
+  AnswerArgument,
+  AnswerResult,
+  TurnStatus,
+  RecordAnswerArgument,
+  ExpireRequestArgument,
+  ExpiredRequest,
 } from "./contract.js";

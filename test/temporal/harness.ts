@@ -147,6 +147,8 @@ export async function spawnWorker(options: {
   store: StoreSpec;
   gate: GateSpec | null;
   activitiesOnly?: boolean;
+  /** More environment for the worker, such as SOEV_TEST_CLERK. */
+  env?: Record<string, string>;
 }): Promise<ChildWorker> {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER_SCRIPT], {
     env: {
@@ -158,6 +160,7 @@ export async function spawnWorker(options: {
       SOEV_TEST_STORE: JSON.stringify(options.store),
       SOEV_TEST_GATE: options.gate ? JSON.stringify(options.gate) : "",
       SOEV_TEST_ACTIVITIES_ONLY: options.activitiesOnly ? "1" : "",
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

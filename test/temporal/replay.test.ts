@@ -13,6 +13,8 @@ const EXPECTED = [
   "crash-during-model-call",
   "delegation-turn-1",
   "permanent-failure",
+  "person-answered",
+  "person-waiting",
   "transient-retries",
   "tutorial-2-turn-1",
   "tutorial-2-turn-2",
