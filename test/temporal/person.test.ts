@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Failure, Input, ToolOutput, type Event } from "../../src/domain/events.js";
 import { CANCELLED } from "../../src/domain/requests.js";
 import type { Trace } from "../../src/domain/trace.js";
-import { readTrace } from "../../src/runtime/runner/read.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import { AnswerRefusedError } from "../../src/runtime/runner/requests.js";
 import { TURN_CANCELLED, type TurnStatus } from "../../src/temporal/contract.js";
 import { answerRequest, turnStatus } from "../../src/temporal/requests.js";
