@@ -29,6 +29,9 @@ import {
   type TestStore,
 } from "./harness.js";
 
+// A loaded machine runs a Temporal test for minutes: the crash test spawns a worker and waits for a retry.
+const LONG = 300_000;
+
 // Short timeouts, so the server hands a dead worker's tasks to the new worker within seconds.
 const SETTINGS = { heartbeatSeconds: 2, controlSeconds: 3 };
 
@@ -92,7 +95,7 @@ async function openLocal(store: TestStore, script: readonly ScriptedOutput[], th
   return thread;
 }
 
-describe("an approval-gated tool on Temporal", () => {
+describe("an approval-gated tool on Temporal", { timeout: LONG }, () => {
   it("waits with no worker busy, survives a SIGKILLed worker, runs once when approved, and the next turn works", async () => {
     const store = await openStore("sqlite");
     const taskQueue = uniqueTaskQueue("person-crash");
@@ -249,7 +252,7 @@ describe("an approval-gated tool on Temporal", () => {
   });
 });
 
-describe("a question on Temporal", () => {
+describe("a question on Temporal", { timeout: LONG }, () => {
   it("is answered by the Update with a payload that fits its zod schema", async () => {
     const store = await openStore("sqlite");
     const taskQueue = uniqueTaskQueue("person-question");
@@ -311,7 +314,7 @@ describe("a question on Temporal", () => {
   });
 });
 
-describe("cancelling a turn on Temporal", () => {
+describe("cancelling a turn on Temporal", { timeout: LONG }, () => {
   it("during a model call stops the call through its heartbeats, records one cancellation, releases the lease; the next turn works", async () => {
     const store = await openStore("sqlite");
     const taskQueue = uniqueTaskQueue("person-cancel-call");

@@ -23,7 +23,9 @@ export interface ToolRunContext {
   callId: string | null;
   /** Ask a person (see Question). A test that calls the tool directly passes its own. */
   ask: Ask;
+  /** Aborts the call. */
   signal?: AbortSignal;
+  /** Tells the runner the call is alive (a Temporal activity heartbeat). */
   heartbeat?: () => void;
 }
 
