@@ -1,52 +1,95 @@
 /**
- * How an activity's error reaches Temporal: a TransientError (and a lease that another holder still
- * holds) is a retryable failure with backoff, the service's retry-after honoured; any other error is
- * non-retryable, named by its class, so the workflow records it and fails with its name and message.
+ * How an activity's error reaches Temporal. Whether Temporal retries it is decided by the error's own
+ * `retryable` (a SoevError says whose fault it is: a TransientError, a lease another holder still
+ * holds, an agent this worker's catalog lacks are retryable), the service's retry-after honoured. Any
+ * other error is retryable only when a network or lock code sits on it or on its `cause` chain (fetch's
+ * `TypeError: fetch failed` carries `UND_ERR_SOCKET` or `ECONNRESET` on its cause). A non-retryable
+ * failure is named by its class, so the workflow records it and fails with its name and message.
  */
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
+import { SoevError } from "../src/domain/errors.js";
 import { LeaseHeldError, TransientError } from "../src/ports/errors.js";
 import { scrubError } from "../src/ports/secrets.js";
 
-/** Node's and the SQL drivers' codes for a connection or a lock that may work on the next attempt. */
-const PASSING_CODES = new Set([
+/** Node's, undici's and the SQL drivers' codes for a connection or a lock that may work on the next attempt. */
+export const PASSING_CODES: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
+  "ECONNABORTED",
   "ETIMEDOUT",
   "EPIPE",
   "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CLOSED",
   "SQLITE_BUSY",
   "SQLITE_LOCKED",
   "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08003",
   "08006",
   "08001",
+  "08004",
+  "40001",
+  "40P01",
 ]);
+
+/** How deep the `cause` chain is followed (a cycle ends it too). */
+const CAUSE_DEPTH = 8;
+
+/** The network or lock code found on an error or its causes, or null. */
+export function passingCode(error: unknown): string | null {
+  const seen = new Set<unknown>();
+  for (let current = error, depth = 0; current && depth < CAUSE_DEPTH && !seen.has(current); depth++) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && PASSING_CODES.has(code)) return code;
+    // AggregateError (several addresses refused a connection) carries its errors beside its cause.
+    const inner = (current as { errors?: unknown }).errors;
+    if (Array.isArray(inner))
+      for (const each of inner) {
+        const found = passingCode(each);
+        if (found) return found;
+      }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** Whether Temporal should retry an activity that failed with `error`. */
+export function isRetryable(error: unknown): boolean {
+  if (SoevError.isInstance(error)) return error.retryable;
+  return passingCode(error) !== null;
+}
 
 /** The failure Temporal gets for an activity's error. */
 export function activityFailure(error: unknown): Error {
   scrubError(error);
   if (error instanceof ApplicationFailure || error instanceof CancelledFailure) return error;
-  if (TransientError.isInstance(error)) {
-    return ApplicationFailure.create({
-      type: error.name,
-      message: error.message,
-      nonRetryable: false,
-      nextRetryDelay: error.retryAfter === null ? undefined : Math.max(1, error.retryAfter) * 1000,
-    });
-  }
+  const named = error instanceof Error ? error : new Error(String(error));
+  return ApplicationFailure.create({
+    type: named.name,
+    message: named.message,
+    nonRetryable: !isRetryable(error),
+    nextRetryDelay: retryDelay(error),
+  });
+}
+
+/** How long to wait before the next attempt, in milliseconds, when the error says; else Temporal's backoff. */
+function retryDelay(error: unknown): number | undefined {
+  if (TransientError.isInstance(error) && error.retryAfter !== null) return Math.max(1, error.retryAfter) * 1000;
   if (LeaseHeldError.isInstance(error)) {
     const expiresAt = Number(error.details.expiresAt);
-    const wait = Number.isFinite(expiresAt) ? Math.max(1000, expiresAt - Date.now()) : undefined;
-    return ApplicationFailure.create({
-      type: error.name,
-      message: error.message,
-      nonRetryable: false,
-      nextRetryDelay: wait,
-    });
+    return Number.isFinite(expiresAt) ? Math.max(1000, expiresAt - Date.now()) : undefined;
   }
-  const named = error instanceof Error ? error : new Error(String(error));
-  const code = (named as { code?: unknown }).code;
-  const passing = typeof code === "string" && PASSING_CODES.has(code);
-  return ApplicationFailure.create({ type: named.name, message: named.message, nonRetryable: !passing });
+  return undefined;
 }
 
 /**

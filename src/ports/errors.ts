@@ -24,7 +24,9 @@ export class InvalidQueryError extends OutsideWorldError {}
 export class ResourceUnavailableError extends OutsideWorldError {}
 
 /** Another owner holds the thread's lease, and that lease has not expired. Nothing changes. */
-export class LeaseHeldError extends OutsideWorldError {}
+export class LeaseHeldError extends OutsideWorldError {
+  override readonly retryable = true;
+}
 
 /** The lease that a call names is no longer the thread's current lease. Nothing lands. */
 export class LeaseExpiredError extends OutsideWorldError {}

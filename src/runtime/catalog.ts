@@ -6,7 +6,7 @@ import type { Trace } from "../domain/trace.js";
 import type { Observer } from "../ports/observer.js";
 import type { TraceStore } from "../ports/store.js";
 import { accepted, type Agent } from "./agent.js";
-import { UnknownThreadError } from "./errors.js";
+import { UnknownAgentError, UnknownThreadError } from "./errors.js";
 import type { Graph } from "./graph.js";
 import { readTrace } from "./runner/work.js";
 import { taskGraph } from "./runner/task.js";
@@ -71,7 +71,11 @@ export class AgentCatalog {
   /** The agent of a name. */
   agent(name: string): Agent {
     const agent = this.agents.get(name);
-    if (!agent) throw new UnknownThreadError(`No agent "${name}" in the catalog; it has: ${this.names.join(", ")}.`);
+    if (!agent)
+      throw new UnknownAgentError(
+        `No agent "${name}" in this catalog (version ${this.version ?? "unnamed"}); it has: ${this.names.join(", ")}.`,
+        { details: { agent: name, version: this.version } },
+      );
     return agent;
   }
 

@@ -7,6 +7,14 @@ export class InputDeniedError extends CallerError {}
 /** A thread id, agent name or step that the catalog does not know. */
 export class UnknownThreadError extends CallerError {}
 
+/**
+ * An agent name that this catalog does not have. Retryable: during a rolling deploy a worker of another
+ * version may have the agent, so on Temporal the activity is retried and another worker can take it.
+ */
+export class UnknownAgentError extends CallerError {
+  override readonly retryable = true;
+}
+
 /** A graph that ended up nowhere: no node with work, or a loop of nodes without work. */
 export class GraphError extends CallerError {}
 

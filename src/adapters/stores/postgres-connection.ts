@@ -5,10 +5,35 @@ import { TransientError } from "../../ports/errors.js";
 
 /** The error classes of PostgreSQL (SQLSTATE) and of the socket that a later attempt can overcome. */
 const TRANSIENT_STATES = /^(08|53|57P0|40001|40P01)/;
-const TRANSIENT_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+const TRANSIENT_SOCKET = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+/** pg's messages for a connection that broke, whatever the code (it sets none on some of them). */
+const CONNECTION_LOST = /Connection terminated|connection timeout|not queryable|Client was closed/i;
+
+/** How many times a read runs on a fresh connection when its connection broke. */
+const READ_ATTEMPTS = 3;
+
+/** Whether a failure of PostgreSQL lost the connection or hit a state that a later attempt can pass. */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    (typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code))) ||
+    CONNECTION_LOST.test(message)
+  );
+}
 
 /** Translate a failure of PostgreSQL: a connection that failed is transient; missing tables want migratePostgres. */
 export function postgresFailure(error: unknown, schema: string): unknown {
+  if (TransientError.isInstance(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   // 42883: the trace_append function is missing, a schema migrated by an older version.
@@ -18,8 +43,7 @@ export function postgresFailure(error: unknown, schema: string): unknown {
       { cause: error },
     );
   }
-  const connectionLost = /Connection terminated|connection timeout/i.test(message);
-  if ((typeof code === "string" && (TRANSIENT_STATES.test(code) || TRANSIENT_SOCKET.has(code))) || connectionLost) {
+  if (isConnectionFailure(error)) {
     return new TransientError(
       `PostgreSQL failed for the trace store: ${message}. Check that PostgreSQL is reachable; the call can be retried.`,
       { cause: error },
@@ -41,9 +65,13 @@ export class PostgresConnection {
     private readonly lock: string,
   ) {}
 
-  /** Run `work` in one transaction that holds the thread's lock; nothing of it lands when it throws. */
+  /**
+   * Run `work` in one transaction that holds the thread's lock; nothing of it lands when it throws. It
+   * is not retried: a connection lost during COMMIT leaves unknown whether it landed, so the caller
+   * gets a TransientError and decides from a fresh read.
+   */
   write<T>(threadId: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.query(async (client) => {
+    return this.withClient(async (client) => {
       await client.query("BEGIN");
       try {
         // Serialises the writes to one thread (and its lease), the first append of a new thread included.
@@ -58,24 +86,46 @@ export class PostgresConnection {
     });
   }
 
-  /** Run `work` on a pooled client, translating PostgreSQL's failures. */
+  /** Run `work`, which only reads, on a pooled client; a lost connection is discarded and the read runs again. */
   async query<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.withClient(work);
+      } catch (error) {
+        if (!TransientError.isInstance(error) || attempt >= READ_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * Run `work` on a pooled client, translating PostgreSQL's failures. The client is watched for errors
+   * while it is checked out: a connection that drops between two queries emits 'error' with no query to
+   * reject, and an unwatched 'error' would end the process.
+   */
+  private async withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
       throw postgresFailure(error, this.schema);
     }
+    let lost: unknown = null;
+    const watch = (error: unknown) => {
+      lost ??= error;
+    };
+    client.on("error", watch);
     let broken = false;
     try {
       return await work(client);
     } catch (error) {
-      const failure = postgresFailure(error, this.schema);
-      broken = TransientError.isInstance(failure);
+      // After the connection emitted an error, whatever failed failed because of it.
+      const failure = postgresFailure(lost !== null && !isConnectionFailure(error) ? lost : error, this.schema);
+      broken = lost !== null || TransientError.isInstance(failure);
       throw failure;
     } finally {
+      client.removeListener("error", watch);
       // A connection that failed is discarded rather than handed to the next caller.
-      client.release(broken);
+      client.release(broken || lost !== null);
     }
   }
 }

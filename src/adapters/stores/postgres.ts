@@ -98,8 +98,12 @@ export class PostgresTraceStore implements TraceStore {
     this.sql = postgresStatements(quoteSchema(this.schema));
     this.ownsPool = options.pool === undefined;
     this.pool = options.pool ?? new Pool({ connectionString: options.connectionString });
-    // An idle client that drops must not crash the process; the next query reports the failure.
-    if (this.ownsPool) this.pool.on("error", () => {});
+    // An idle client that drops must not end the process (the pool emits 'error', and an unheard 'error'
+    // throws); the pool discards the client, and the next query gets a fresh one. The owner's listeners still hear it.
+    this.pool.on("error", () => {});
+    // A backend terminated as its connection opens errs inside pg's parser, before the pool hands the client
+    // over and before PostgresConnection watches it: every client of the pool is heard from its start.
+    this.pool.on("connect", (client) => client.on("error", () => {}));
     this.connection = new PostgresConnection(this.pool, this.schema, this.sql.lock);
     this.changes = new ThreadChanges(() => this.listener.ready());
     this.listener = new PostgresListener(
