@@ -35,7 +35,14 @@ export type { AtMost, AtMostOptions } from "./tools/limits.js";
 export { toolDef, argumentsSchema } from "./tools/tool-def.js";
 export { mapArguments, shownArguments } from "./tools/arguments.js";
 export { executeCall, checkBound } from "./tools/execute.js";
-export { UnboundToolError, ToolReturnError, InputDeniedError, UnknownAgentError, UnknownThreadError, GraphError } from "./errors.js";
+export {
+  UnboundToolError,
+  ToolReturnError,
+  InputDeniedError,
+  UnknownAgentError,
+  UnknownThreadError,
+  GraphError,
+} from "./errors.js";
 export { Budget, BUDGET_DEFAULTS } from "./budget.js";
 export type { BudgetOptions } from "./budget.js";
 export { Graph, END, checkGraph } from "./graph.js";
