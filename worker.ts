@@ -28,6 +28,7 @@ import { OutsideWorldError, ValueError } from "./src/domain/errors.js";
 import { PostgresTraceStore } from "./src/adapters/stores/postgres.js";
 import { migratePostgres } from "./src/adapters/stores/postgres-schema.js";
 import { SqliteTraceStore } from "./src/adapters/stores/sqlite.js";
+import type { LiveChannel } from "./src/ports/live.js";
 import type { Observer } from "./src/ports/observer.js";
 import type { TraceStore } from "./src/ports/store.js";
 import type { Authorize } from "./src/temporal/authorize.js";
@@ -127,6 +128,8 @@ export interface TurnWorkerOptions extends Omit<WorkerOptions, OwnWorkerOptions>
   observer?: Observer;
   /** Decides whether a turn may open, before its thread is read or written; default every turn may. */
   authorize?: Authorize;
+  /** The live channel model calls stream their fragments onto (the app's, to follow turns live); none: no streaming. */
+  live?: LiveChannel;
   /** Default: the settings' task queue (TEMPORAL_TASK_QUEUE, else "soev-agents"). */
   taskQueue?: string;
   /** Default: the settings' namespace (the profile or TEMPORAL_NAMESPACE, else "default"). */
@@ -150,6 +153,7 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     catalog,
     observer,
     authorize,
+    live,
     taskQueue,
     namespace,
     connection,
@@ -166,7 +170,12 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     connection,
     namespace: namespace ?? settings!.namespace,
     taskQueue: taskQueue ?? settings!.taskQueue,
-    activities: createActivities({ catalog, ...(observer ? { observer } : {}), ...(authorize ? { authorize } : {}) }),
+    activities: createActivities({
+      catalog,
+      ...(observer ? { observer } : {}),
+      ...(authorize ? { authorize } : {}),
+      ...(live ? { live } : {}),
+    }),
     ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment, catalog) } : {}),
     ...code,
   });

@@ -10,6 +10,8 @@ import { Context } from "@temporalio/activity";
 import { Input, MAIN, ModelOutput } from "../src/domain/events.js";
 import { ValueError } from "../src/domain/errors.js";
 import { observedRun, runWork } from "../src/runtime/runner/work.js";
+import type { Fragment } from "../src/ports/model.js";
+import type { StepContext } from "../src/runtime/contracts.js";
 import type { PlannedWork, TurnResult, WorkArgument, WorkDone, WorkUnit } from "../src/temporal/contract.js";
 import type { Trace } from "../src/domain/trace.js";
 import { turnSummary } from "./close-turn.js";
@@ -48,11 +50,12 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       const graph = await graphOf(access, argument, trace);
       const step = graph.step(node);
       const heartbeat = () => activity.heartbeat();
+      const onFragment = kind === "model" ? liveFragments(access, argument, activity.info.attempt) : undefined;
       const run = () =>
         runWork(
           recorderOf(access, argument),
           step,
-          { ...contextOf(access, argument), trace, node, signal, heartbeat },
+          { ...contextOf(access, argument), trace, node, signal, heartbeat, ...(onFragment ? { onFragment } : {}) },
           unit,
         );
       // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
@@ -73,6 +76,29 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       result: await closedTurn(access, argument, next, after),
     };
   }, signal);
+}
+
+/**
+ * The model call's fragments onto the live channel, marked with the attempt, so a follower drops the text
+ * of an attempt that a retry replaced. A channel that fails loses fragments, never the call.
+ */
+function liveFragments(access: TurnAccess, argument: WorkArgument, attempt: number): StepContext["onFragment"] {
+  const live = access.live;
+  if (!live) return undefined;
+  let index = 0;
+  let warned = false;
+  return async (fragment: Fragment) => {
+    const text = typeof fragment === "string" ? fragment : fragment.text;
+    const kind = typeof fragment === "string" ? "text" : "reasoning";
+    const { threadId, stream, node, unit } = argument;
+    try {
+      await live.publish({ threadId, stream, node, key: unit.key, attempt, index: index++, kind, text });
+    } catch (error) {
+      if (!warned)
+        console.warn(`soev-agents: the live channel lost a fragment of thread "${threadId}": ${String(error)}`);
+      warned = true;
+    }
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * observer. Each reads the thread and runs through the runtime's code: the same steps, pendingNode and
  * runWork as the local runner.
  */
+import type { LiveChannel } from "../src/ports/live.js";
 import type { Observer } from "../src/ports/observer.js";
 import type { AgentCatalog } from "../src/runtime/catalog.js";
 import type { TurnActivities } from "../src/temporal/contract.js";
@@ -24,6 +25,8 @@ export interface ActivitiesOptions {
   observer?: Observer;
   /** Decides whether a turn may open, before its thread is read or written. Default: every turn may. */
   authorize?: Authorize;
+  /** The live channel that model calls stream their fragments onto; none: the model calls do not stream. */
+  live?: LiveChannel;
 }
 
 /** The activities a worker registers for the turn workflow. */
@@ -32,6 +35,7 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
     catalog: options.catalog,
     observer: options.observer ?? options.catalog.observer,
     authorize: options.authorize,
+    ...(options.live ? { live: options.live } : {}),
   };
   return {
     openTurn: (argument) => openTurn(access, argument),

@@ -36,7 +36,12 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
       agent: argument.agent,
       threadId: argument.threadId,
     });
-    const input = Input({ payload: argument.input.payload, model: argument.input.model, stream: argument.stream });
+    const input = Input({
+      payload: argument.input.payload,
+      model: argument.input.model,
+      principal: argument.principal ?? null,
+      stream: argument.stream,
+    });
     accepted(catalog.agent(argument.agent).input, input);
     const event = catalog.opening(argument.agent, input);
     let trace = await traceOf(access, argument);
@@ -111,6 +116,7 @@ function sameInput(found: Input, event: Input): boolean {
   return (
     found.origin === event.origin &&
     found.model === event.model &&
+    found.principal === event.principal &&
     canonicalJson(found.payload) === canonicalJson(event.payload)
   );
 }

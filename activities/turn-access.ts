@@ -5,6 +5,7 @@
 import { ValueError } from "../src/domain/errors.js";
 import { MAIN, TaskInput } from "../src/domain/events.js";
 import type { Trace } from "../src/domain/trace.js";
+import type { LiveChannel } from "../src/ports/live.js";
 import type { Observer } from "../src/ports/observer.js";
 import type { Lease } from "../src/ports/store.js";
 import type { AgentCatalog } from "../src/runtime/catalog.js";
@@ -27,6 +28,8 @@ export interface TurnAccess {
   observer: Observer | undefined;
   /** Decides whether a turn may open; none allows every turn. */
   authorize?: Authorize;
+  /** Where model calls publish their fragments while the model writes; none: the calls do not stream. */
+  live?: LiveChannel;
 }
 
 /** The recorder of a turn's activity: the catalog's store and version, the agent's types, the turn's lease. */

@@ -16,7 +16,10 @@ export type { OpenAIChatModelOptions } from "./openai/options.js";
 export type { ReasoningField } from "./openai/request-mapping.js";
 export { ModelRequestError } from "./openai/errors.js";
 export { DemoModel, DEMO_MODEL } from "./demo-model.js";
-export { OtelObserver, TRACER_NAME } from "./otel/observer.js";
+export { OtelObserver, TRACER_NAME, remoteContext } from "./otel/observer.js";
+export { InProcessLiveChannel } from "./live/in-process.js";
+export { PostgresLiveChannel, LIVE_CHANNEL } from "./live/postgres.js";
+export type { PostgresLiveChannelOptions } from "./live/postgres.js";
 export type { OtelObserverOptions } from "./otel/observer.js";
 export {
   CLOSED_SPAN_EVENT,

@@ -45,15 +45,21 @@ const marker = z.object({
   cited: z.array(z.object({ written: z.number().int(), source: z.string().nullable() })),
 });
 
-/** The input that opens a turn: the user's payload, and the model the turn runs on. */
+/** The input that opens a turn: the user's payload, the model the turn runs on, and who sent it. */
 export interface Input extends Event {
   payload: JsonValue;
   model: string | null;
+  /** The principal that sent the input (an HTTP app's caller), or null; the thread's first input names its owner. */
+  principal: string | null;
 }
-/** The input that opens a turn: the user's payload, and the model the turn runs on. */
-export const Input = eventType<Input, { payload: JsonValue; model?: string | null }>(
+/** The input that opens a turn: the user's payload, the model the turn runs on, and who sent it. */
+export const Input = eventType<Input, { payload: JsonValue; model?: string | null; principal?: string | null }>(
   "input",
-  z.object({ payload: z.json(), model: z.string().nullable().default(null) }),
+  z.object({
+    payload: z.json(),
+    model: z.string().nullable().default(null),
+    principal: z.string().nullable().default(null),
+  }),
   Event,
   "user",
 );
@@ -66,7 +72,13 @@ export interface TaskInput extends Input {
 /** The input that a ToolDelegation hands off: one call of the parent's model, heading a task's stream. */
 export const TaskInput = eventType<
   TaskInput,
-  { payload: JsonValue; model?: string | null; callId: string; expects?: Record<string, JsonValue> | null }
+  {
+    payload: JsonValue;
+    model?: string | null;
+    principal?: string | null;
+    callId: string;
+    expects?: Record<string, JsonValue> | null;
+  }
 >(
   "task-input",
   Input.schema.extend({ callId: z.string(), expects: z.record(z.string(), z.json()).nullable().default(null) }),

@@ -30,4 +30,5 @@ export { UNPARSED_ARGUMENTS, parseToolArguments, unparsedArguments, argumentsTex
 export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequests } from "./model.js";
 export type { TraceStore, Lease, AppendOptions, ReadOptions } from "./store.js";
 export type { Observer, CallKind } from "./observer.js";
+export type { LiveChannel, LiveFragment, LiveListener } from "./live.js";
 export type { StoredEvent, LogEntry, ToolCall } from "../domain/events.js";

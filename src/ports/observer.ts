@@ -6,6 +6,11 @@ export type CallKind = "model" | "tool";
 
 /** A passive watcher of runs. Each method is optional; when one raises, the runtime logs a warning and goes on. */
 export interface Observer {
+  /**
+   * Run the work of one HTTP request of the app inside the observer's context: what the request starts
+   * inherits it, for example the caller's W3C `traceparent` as the parent of the spans.
+   */
+  request?<T>(headers: Readonly<Record<string, string>>, body: () => Promise<T>): Promise<T>;
   /** Take one event after the store recorded it. `agent` is null for an event recorded outside an agent. */
   event?(threadId: string, agent: string | null, event: Event): void;
   /**

@@ -12,8 +12,11 @@ import { readTrace } from "./runner/work.js";
 import { taskGraph } from "./runner/task.js";
 import { Thread } from "./thread.js";
 
-/** What a catalog asks of an application for one thread: the thread's resources, such as its user's library. */
-export type ResourcesOf = (thread: { threadId: string; agent: string }) => unknown;
+/**
+ * What a catalog asks of an application for one thread: the thread's resources, such as its user's
+ * library. `principal` is who opened the thread (its first input's principal), or null.
+ */
+export type ResourcesOf = (thread: { threadId: string; agent: string; principal: string | null }) => unknown;
 
 /** The settings of an AgentCatalog. */
 export interface CatalogOptions {
@@ -130,7 +133,8 @@ export class AgentCatalog {
       });
     }
     const [, turn] = accepted(this.agent(agent).input, opening);
-    return this.agent(agent).build(await this.resourcesOf({ threadId, agent }), turn, opening.model);
+    const principal = trace.stream("main").byType(Input)[0]?.principal ?? null;
+    return this.agent(agent).build(await this.resourcesOf({ threadId, agent, principal }), turn, opening.model);
   }
 
   /** An input as the catalog records it: its origin names the agent, its version the code. */

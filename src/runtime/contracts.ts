@@ -130,8 +130,11 @@ export interface StepContext {
   node: string;
   /** The whole thread's trace (every stream), as last read. */
   trace: Trace;
-  /** Set when someone follows the thread: an LlmStep streams and passes each fragment here. */
-  onFragment?: (fragment: Fragment) => void;
+  /**
+   * Set when someone follows the thread: an LlmStep streams and passes each fragment here, and waits for a
+   * returned promise before the next fragment, so a live channel sends them all before the output is recorded.
+   */
+  onFragment?: (fragment: Fragment) => void | Promise<void>;
   signal?: AbortSignal;
   /** Tells the runner the step is alive (a Temporal activity heartbeat). */
   heartbeat?: () => void;

@@ -1,5 +1,14 @@
 /** OtelObserver: the built-in Observer, exporting each run and each model or tool call as an OpenTelemetry span. */
-import { context, diag, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  createTraceState,
+  diag,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import { ValueError } from "../../domain/errors.js";
 import { Failure, ModelOutput, ToolOutput, type Event, type Input } from "../../domain/events.js";
 import type { CallKind, Observer } from "../../ports/observer.js";
@@ -58,6 +67,12 @@ export class OtelObserver implements Observer {
       );
     }
     this.tracer = tracer;
+  }
+
+  /** Run one HTTP request's work with the caller's W3C trace context (its `traceparent` header) as the active context. */
+  request<T>(headers: Readonly<Record<string, string>>, body: () => Promise<T>): Promise<T> {
+    const parent = watch("reading the traceparent header", () => remoteContext(headers));
+    return parent ? context.with(parent, body) : body();
   }
 
   /** Run `body` inside an active "soev.run" span with the thread, the agent and the opening input. */
@@ -167,6 +182,22 @@ export class OtelObserver implements Observer {
     }
     run.span.end();
   }
+}
+
+/** The context of a W3C `traceparent` header (version 00), or null when there is none or it is malformed. */
+export function remoteContext(headers: Readonly<Record<string, string>>): Context | null {
+  const header = Object.entries(headers).find(([name]) => name.toLowerCase() === "traceparent")?.[1];
+  const match = header ? /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header.trim()) : null;
+  if (!match || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return null;
+  const state = Object.entries(headers).find(([name]) => name.toLowerCase() === "tracestate")?.[1];
+  const spanContext = {
+    traceId: match[1]!,
+    spanId: match[2]!,
+    traceFlags: Number.parseInt(match[3]!, 16) & 1,
+    isRemote: true,
+    ...(state ? { traceState: createTraceState(state) } : {}),
+  };
+  return trace.setSpanContext(context.active(), spanContext);
 }
 
 /** Run `body` with `span` active; `body` runs exactly once even when the context manager raises. */

@@ -67,7 +67,7 @@ export class LlmStep implements Step {
     if (!context.onFragment) return this.model.complete(built.request, options);
     for await (const item of this.model.streamComplete(built.request, options)) {
       if (ModelOutput.is(item)) return item;
-      context.onFragment(item);
+      await context.onFragment(item);
     }
     throw new TransientError(`The model "${built.model}" ended its stream without a complete output.`);
   }

@@ -1,0 +1,100 @@
+/**
+ * `npm run app`: the HTTP app with everything it needs in one process. A Temporal dev server (with its
+ * UI) unless TEMPORAL_ADDRESS names one, a worker of the example catalog (the tutorial-2 town assistant,
+ * on the offline demo model, or OpenAI when OPENAI_API_KEY is set), and the app, streaming through the
+ * in-process live channel. It prints the URL and a curl example; Ctrl-C stops it all.
+ *
+ * Env: PORT (default 3000), SOEV_API_KEYS ("key=principal,..."; default "dev-key=dev"), TEMPORAL_ADDRESS,
+ * TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_UI, DATABASE_URL or SOEV_DATA_DIR (as the worker),
+ * TEMPORAL_CLI_PATH (the dev server's binary; else the SDK finds or downloads one).
+ */
+import { Client, Connection } from "@temporalio/client";
+import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
+import { TestWorkflowEnvironment } from "@temporalio/testing";
+import { exampleCatalog } from "./examples/catalog.js";
+import { chooseModel } from "./examples/tutorials/model.js";
+import { InProcessLiveChannel } from "./src/adapters/live/in-process.js";
+import { createApp } from "./src/app/app.js";
+import { serveApp } from "./src/app/serve.js";
+import { SOEV_SEARCH_ATTRIBUTES } from "./src/temporal/search-attributes.js";
+import { createTurnWorker, storeFromEnvironment, temporalSettings } from "./worker.js";
+
+/** The API keys of SOEV_API_KEYS ("key=principal,..."), default one key "dev-key" of principal "dev". */
+export function apiKeys(value = process.env.SOEV_API_KEYS || "dev-key=dev"): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const pair of value.split(",")) {
+    const [key, principal] = pair.split("=").map((part) => part.trim());
+    if (!key || !principal) throw new Error(`SOEV_API_KEYS must read "key=principal,key=principal", not "${value}".`);
+    keys.set(key, principal);
+  }
+  return keys;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+  const settings = temporalSettings();
+  const port = Number(process.env.PORT || 3000);
+  const keys = apiKeys();
+  let environment: TestWorkflowEnvironment | null = null;
+  let address = settings.connection.address;
+  let temporalUi = process.env.TEMPORAL_UI || "http://localhost:8233";
+  if (!process.env.TEMPORAL_ADDRESS) {
+    console.log("Starting a Temporal dev server (set TEMPORAL_ADDRESS to use your own)...");
+    const cli = process.env.TEMPORAL_CLI_PATH;
+    environment = await TestWorkflowEnvironment.createLocal({
+      server: {
+        ...(cli ? { executable: { type: "existing-path" as const, path: cli } } : {}),
+        namespace: settings.namespace,
+        searchAttributes: [...SOEV_SEARCH_ATTRIBUTES],
+        ui: true,
+        log: { format: "pretty", level: "warn" },
+      },
+    });
+    address = environment.address;
+    const [host, serverPort] = address.split(":");
+    temporalUi = process.env.TEMPORAL_UI || `http://${host}:${Number(serverPort) + 1000}`;
+  }
+  const store = await storeFromEnvironment();
+  const model = chooseModel();
+  const catalog = exampleCatalog(store, model);
+  const live = new InProcessLiveChannel();
+  const workerConnection = await NativeConnection.connect({ address });
+  const worker = await createTurnWorker({
+    catalog,
+    live,
+    connection: workerConnection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: settings.namespace });
+  const app = createApp({
+    client,
+    catalog,
+    live,
+    principalOf: (key) => keys.get(key) ?? null,
+    taskQueue: settings.taskQueue,
+    defaultModel: model.resolve(null),
+    temporalUi,
+  });
+  const served = await serveApp(app, { port });
+  const [key] = keys.keys();
+  console.log(`soev-agents app: ${served.url} (OpenAPI: ${served.url}/openapi.json; Temporal UI: ${temporalUi})`);
+  console.log(`Try it:
+  curl -s -X POST ${served.url}/threads -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' \\
+    -d '{"agent":"assistant","input":"How often can I have bulky waste picked up?"}'
+  curl -N ${served.url}/threads/<threadId>/events -H 'Authorization: Bearer ${key}'`);
+  await served.closed;
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await workerConnection.close();
+  await store.close();
+  await environment?.teardown();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,204 @@
+/**
+ * createApp: the HTTP app on Hono. It starts turns as Temporal workflows, follows them over Server-Sent
+ * Events with the model's text live, shows threads and model calls, and cancels turns. Every /threads
+ * route needs an API key; errors are problem details; the OpenAPI 3.1 document is at /openapi.json.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Client } from "@temporalio/client";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { InProcessLiveChannel } from "../adapters/live/in-process.js";
+import { SoevError } from "../domain/errors.js";
+import type { LiveChannel } from "../ports/live.js";
+import type { AgentCatalog } from "../runtime/catalog.js";
+import { InputDeniedError, UnknownThreadError } from "../runtime/errors.js";
+import type { Authorize } from "../temporal/authorize.js";
+import { DEFAULT_TASK_QUEUE, type TurnSettings } from "../temporal/contract.js";
+import { TurnRunningError } from "../temporal/errors.js";
+import {
+  checkedLimits,
+  DEFAULT_TEMPORAL_UI,
+  type AppOptions,
+  type PrincipalOf,
+  type ResolvedLimits,
+} from "./options.js";
+import { ProblemError, problemResponse } from "./problems.js";
+import { threadRoutes } from "./routes.js";
+
+/** What every route of the app can read from its context: the principal of the request's API key. */
+export interface AppEnv {
+  Variables: { principal: string };
+}
+
+/** The parts of an app that its routes share. */
+export interface AppParts {
+  client: Client;
+  catalog: AgentCatalog;
+  live: LiveChannel;
+  authorize: Authorize;
+  taskQueue: string;
+  defaultModel: string | null;
+  settings: TurnSettings | undefined;
+  temporalUi: string | null;
+  limits: ResolvedLimits;
+  /** Aborts when the app closes: open event streams end. */
+  closing: AbortSignal;
+}
+
+/** The app createApp makes. */
+export interface SoevApp {
+  /** The Hono app. Add routes with `hono.openapi(createRoute(...), handler)`: under /threads they get the API key check, and every route gets problem details and a place in /openapi.json. */
+  readonly hono: OpenAPIHono<AppEnv>;
+  /** The parts the routes share. */
+  readonly parts: AppParts;
+  /** The live channel: give it to a worker in the same process (`runWorker({ live })`) so turns stream. */
+  readonly live: LiveChannel;
+  /** Answer one request (the Fetch API). */
+  fetch(request: Request): Response | Promise<Response>;
+  /** End the open event streams and close the live channel when the app made it. */
+  close(): Promise<void>;
+}
+
+/** Make the app. */
+export function createApp(options: AppOptions): SoevApp {
+  const limits = checkedLimits(options);
+  const ownsLive = options.live === undefined;
+  const live = options.live ?? new InProcessLiveChannel();
+  const closing = new AbortController();
+  const parts: AppParts = {
+    client: options.client,
+    catalog: options.catalog,
+    live,
+    authorize: options.authorize ?? (() => true),
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    defaultModel: options.defaultModel ?? null,
+    settings: options.settings,
+    temporalUi: options.temporalUi === undefined ? DEFAULT_TEMPORAL_UI : options.temporalUi,
+    limits,
+    closing: closing.signal,
+  };
+  const hono = new OpenAPIHono<AppEnv>({
+    // A body or parameter the schema refuses: 422 naming the field.
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const issue = result.error.issues[0]!;
+      const field = issue.path.join(".") || "(body)";
+      return problemResponse(
+        c,
+        new ProblemError(
+          422,
+          "Invalid request",
+          `The request does not fit at "${field}": ${issue.message}. Fix it and send it again.`,
+          {
+            field,
+            issues: result.error.issues.map((each) => ({ path: each.path.join("."), message: each.message })),
+          },
+        ),
+      );
+    },
+  });
+  const observer = options.observer ?? options.catalog.observer;
+  if (observer?.request) {
+    const request = observer.request.bind(observer);
+    hono.use("*", async (c, next) => {
+      const headers = Object.fromEntries(c.req.raw.headers.entries());
+      await request(headers, () => next());
+    });
+  }
+  hono.use("/threads", authentication(options.principalOf));
+  hono.use("/threads/*", authentication(options.principalOf));
+  hono.use("/agents", authentication(options.principalOf));
+  hono.use(
+    "*",
+    bodyLimit({
+      maxSize: limits.bodyBytes,
+      onError: (c) =>
+        problemResponse(
+          c,
+          new ProblemError(
+            413,
+            "Request body too large",
+            `The body has more than ${limits.bodyBytes} bytes: send a shorter input.`,
+            {
+              limit: limits.bodyBytes,
+            },
+          ),
+        ),
+    }),
+  );
+  hono.onError((error, c) => problemResponse(c, problemOf(error)));
+  hono.notFound((c) =>
+    problemResponse(
+      c,
+      new ProblemError(404, "Not found", `No route ${c.req.method} ${new URL(c.req.url).pathname}: see /openapi.json.`),
+    ),
+  );
+  threadRoutes(hono, parts);
+  hono.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer" });
+  hono.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "soev-agents",
+      version: options.catalog.version ?? "0",
+      description:
+        "Start, follow and stop durable agent turns. Every /threads route needs `Authorization: Bearer <API key>`.",
+    },
+    security: [{ apiKey: [] }],
+  });
+  return {
+    hono,
+    parts,
+    live,
+    fetch: (request) => hono.fetch(request),
+    close: async () => {
+      closing.abort();
+      if (ownsLive) await live.close();
+    },
+  };
+}
+
+/** The API key check: the principal of `Authorization: Bearer <key>`, else 401. */
+function authentication(principalOf: PrincipalOf): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization") ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const principal = match ? await principalOf(match[1]!) : null;
+    if (!principal) {
+      c.header("WWW-Authenticate", 'Bearer realm="soev-agents"');
+      return problemResponse(
+        c,
+        new ProblemError(
+          401,
+          "API key needed",
+          match
+            ? "The API key is not known here: send a valid one as `Authorization: Bearer <key>`."
+            : "Send your API key as `Authorization: Bearer <key>`.",
+        ),
+      );
+    }
+    c.set("principal", principal);
+    await next();
+  };
+}
+
+/** The problem of an error a route raised: the app's own problems, the callers' errors as 4xx, the rest 500. */
+function problemOf(error: unknown): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (error instanceof TurnRunningError)
+    return new ProblemError(409, "A turn is running", error.message, { workflowId: error.workflowId });
+  if (error instanceof InputDeniedError) {
+    const field = String((error.details as { field?: unknown }).field ?? "(payload)");
+    return new ProblemError(422, "Input refused", `${error.message}. Send an input the agent's input type takes.`, {
+      field: field === "(payload)" ? "input" : `input.${field}`,
+    });
+  }
+  if (error instanceof UnknownThreadError) return new ProblemError(404, "Not found", error.message);
+  if (error instanceof SoevError && error.fault === "caller")
+    return new ProblemError(400, "Bad request", error.message);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new ProblemError(
+    500,
+    "Internal error",
+    `The app failed: ${message}. Try again; if it persists, read the app's log.`,
+  );
+}

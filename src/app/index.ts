@@ -1,0 +1,20 @@
+/** soev-agents/app: the HTTP app (createApp on Hono), serveApp, and the parts that routes of your own use. */
+export { createApp } from "./app.js";
+export type { AppEnv, AppParts, SoevApp } from "./app.js";
+export { serveApp } from "./serve.js";
+export type { ServeOptions, ServedApp } from "./serve.js";
+export { DEFAULT_LIMITS, DEFAULT_TEMPORAL_UI } from "./options.js";
+export type { AppOptions, AppLimits, PrincipalOf } from "./options.js";
+export {
+  ProblemError,
+  ProblemSchema,
+  PROBLEM_TYPE,
+  problemContent,
+  problemResponse,
+  threadNotFound,
+} from "./problems.js";
+export { ownedThread } from "./routes.js";
+export { followThread, eventData } from "./follow.js";
+export type { TurnEnding, FollowOptions } from "./follow.js";
+export { turnsOf, callOf } from "./views.js";
+export type { TurnView, CallView, CitedPassage, ExplainedResult } from "./views.js";

@@ -1,0 +1,158 @@
+/** The zod schemas of the app's bodies and answers: they validate requests and make the OpenAPI document. */
+import { z } from "@hono/zod-openapi";
+
+/** Any JSON value: the agent's input type parses it. */
+const Json = z.json().openapi({ description: "A JSON value." });
+
+export const ThreadIdParam = z.object({
+  threadId: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "threadId", in: "path" }, example: "3f0c9f0e-0d7a-4c1e-9b1f-0c4d5e6f7a8b" }),
+});
+
+export const CallParam = ThreadIdParam.extend({
+  n: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({
+      param: { name: "n", in: "path" },
+      description: "The model call's number in the thread, from 1.",
+      example: 1,
+    }),
+});
+
+export const OpenThreadBody = z
+  .object({
+    agent: z.string().min(1).openapi({ description: "The agent's name in the catalog.", example: "assistant" }),
+    input: Json.openapi({
+      description: "The turn's input: the agent's input type parses it.",
+      example: "How often is bulky waste picked up?",
+    }),
+    model: z
+      .string()
+      .min(1)
+      .nullable()
+      .optional()
+      .openapi({ description: "The model to run the turn on; default the agent's." }),
+  })
+  .openapi("OpenThread");
+
+export const NextTurnBody = OpenThreadBody.omit({ agent: true }).openapi("NextTurn");
+
+export const StartedTurn = z
+  .object({
+    threadId: z.string(),
+    workflowId: z.string(),
+    runId: z.string(),
+    events: z.string().openapi({ description: "The URL of the thread's event stream (Server-Sent Events)." }),
+    temporalUi: z
+      .string()
+      .nullable()
+      .openapi({ description: "The turn in the Temporal UI, or null when the app has no UI URL." }),
+    recorded: z.boolean().openapi({ description: "Whether a worker recorded the turn's input before the answer." }),
+  })
+  .openapi("StartedTurn");
+
+export const EventsQuery = z.object({
+  after: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .openapi({
+      param: { name: "after", in: "query" },
+      description: "Send the events after this position (the `id` of the last event received); Last-Event-ID wins.",
+    }),
+});
+
+export const ThreadsQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(100)
+    .optional()
+    .openapi({ param: { name: "limit", in: "query" } }),
+});
+
+const Passage = z.object({
+  number: z.number(),
+  sourceId: z.string().nullable(),
+  type: z.string().nullable(),
+  text: z.string().nullable(),
+});
+
+export const ThreadView = z
+  .object({
+    threadId: z.string(),
+    agent: z.string(),
+    principal: z.string().nullable(),
+    turns: z.array(
+      z.object({
+        position: z.number(),
+        input: Json,
+        model: z.string().nullable(),
+        principal: z.string().nullable(),
+        answer: z
+          .object({
+            text: z.string(),
+            content: z.string(),
+            citations: z.array(z.object({ marker: z.string(), at: z.number(), passages: z.array(Passage) })),
+          })
+          .nullable(),
+        toolCalls: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            arguments: Json,
+            result: z.string().nullable(),
+            error: z.string().nullable(),
+          }),
+        ),
+        failures: z.array(z.object({ error: z.string(), message: z.string() })),
+        calls: z.array(z.number()),
+      }),
+    ),
+  })
+  .openapi("Thread");
+
+export const ThreadList = z
+  .object({
+    threads: z.array(
+      z.object({ threadId: z.string(), agent: z.string().nullable(), startedAt: z.string().nullable(), input: Json }),
+    ),
+  })
+  .openapi("ThreadList");
+
+export const CallView = z
+  .object({
+    n: z.number(),
+    stream: z.string(),
+    node: z.string().nullable(),
+    model: z.string().nullable(),
+    requestHash: z.string().nullable(),
+    matches: z.boolean().openapi({ description: "Whether the rebuilt request has the hash the call recorded." }),
+    request: z
+      .object({
+        messages: Json,
+        tools: z.array(z.object({ name: z.string(), description: z.string(), parameters: Json })),
+      })
+      .nullable(),
+    explain: z.array(
+      z.object({
+        result: z.string(),
+        form: z.enum(["FULL", "COMPRESSED", "STUBBED"]),
+        by: z.string(),
+        at: z.number(),
+      }),
+    ),
+  })
+  .openapi("ModelCall");
+
+export const Cancelled = z
+  .object({ threadId: z.string(), workflowId: z.string(), cancelled: z.literal(true) })
+  .openapi("Cancelled");
+
+export const AgentList = z.object({ agents: z.array(z.string()) }).openapi("AgentList");
