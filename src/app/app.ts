@@ -7,6 +7,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Client } from "@temporalio/client";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { InProcessLiveChannel } from "../adapters/live/in-process.js";
 import { SoevError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
@@ -184,6 +186,12 @@ function authentication(principalOf: PrincipalOf): MiddlewareHandler<AppEnv> {
 /** The problem of an error a route raised: the app's own problems, the callers' errors as 4xx, the rest 500. */
 function problemOf(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (error instanceof HTTPException)
+    return new ProblemError(
+      error.status as ContentfulStatusCode,
+      error.status === 400 ? "Bad request" : "Refused",
+      `${error.message || "The request was refused"}: send a JSON body as /openapi.json describes.`,
+    );
   if (error instanceof TurnRunningError)
     return new ProblemError(409, "A turn is running", error.message, { workflowId: error.workflowId });
   if (error instanceof InputDeniedError) {

@@ -2,7 +2,8 @@
 import { z } from "@hono/zod-openapi";
 
 /** Any JSON value: the agent's input type parses it. */
-const Json = z.json().openapi({ description: "A JSON value." });
+// z.json() is recursive, which the OpenAPI generator cannot walk: any JSON value, described.
+const Json = z.unknown().openapi({ description: "A JSON value." });
 
 export const ThreadIdParam = z.object({
   threadId: z
