@@ -86,7 +86,8 @@ async function main(): Promise<void> {
     -d '{"agent":"assistant","input":"How often can I have bulky waste picked up?"}'
   curl -N ${served.url}/threads/<threadId>/events -H 'Authorization: Bearer ${key}'`);
   await served.closed;
-  worker.shutdown();
+  // The worker drains on SIGINT and SIGTERM by itself; shut it down only when the app closed another way.
+  if (worker.getState() === "RUNNING") worker.shutdown();
   await running;
   await connection.close();
   await workerConnection.close();

@@ -1,0 +1,91 @@
+// `npm run app` (app.ts) answers the README's curl examples: spawned as a process on the run's dev server
+// (TEMPORAL_ADDRESS set, so it starts none), with the offline demo model and a SQLite store of its own.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { temporalAddress, temporalNamespace, uniqueTaskQueue } from "../support/temporal.js";
+import { readEvents } from "./sse.js";
+
+const APP = fileURLToPath(new URL("../../app.ts", import.meta.url));
+const KEY = { authorization: "Bearer dev-key" };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+it("starts a worker and the app, prints the URL and a curl example, and answers the README's examples", async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", APP], {
+    env: {
+      ...process.env,
+      OPENAI_API_KEY: "",
+      OPENAI_BASE_URL: "",
+      PORT: String(port),
+      TEMPORAL_ADDRESS: temporalAddress(),
+      TEMPORAL_NAMESPACE: temporalNamespace(),
+      TEMPORAL_TASK_QUEUE: uniqueTaskQueue("npm-app"),
+      SOEV_DATA_DIR: mkdtempSync(join(tmpdir(), "soev-app-")),
+      DATABASE_URL: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  let errors = "";
+  child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("curl -N")) resolve();
+      });
+      void exited.then((code) => reject(new Error(`npm run app exited (${code}):\n${output}\n${errors}`)));
+    });
+    const url = `http://127.0.0.1:${port}`;
+    expect(output).toContain(`soev-agents app: ${url}`);
+    expect(output).toContain("Authorization: Bearer dev-key");
+    const post = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { ...KEY, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const opened = await post("/threads", { agent: "assistant", input: "How often can I have bulky waste picked up?" });
+    expect(opened.status).toBe(202);
+    const { threadId, events } = (await opened.json()) as { threadId: string; events: string };
+    const messages = await readEvents(events, KEY);
+    expect(messages.at(-1)!.data.status).toBe("completed");
+    const thread = (await (await fetch(`${url}/threads/${threadId}`, { headers: KEY })).json()) as {
+      turns: { answer: { citations: { passages: { text: string }[] }[] } }[];
+    };
+    expect(thread.turns[0]!.answer.citations[0]!.passages[0]!.text).toMatch(/Bulky waste/);
+    const call = (await (await fetch(`${url}/threads/${threadId}/calls/2`, { headers: KEY })).json()) as {
+      matches: boolean;
+    };
+    expect(call.matches).toBe(true);
+    const next = await post(`/threads/${threadId}/turns`, { input: "And how much is a parking permit?" });
+    expect(next.status).toBe(202);
+    const second = await readEvents(`${url}/threads/${threadId}/events?after=4`, KEY);
+    expect(second.at(-1)!.data.status).toBe("completed");
+    // No turn runs now: the README's cancel answers 409.
+    expect((await fetch(`${url}/threads/${threadId}/cancel`, { method: "POST", headers: KEY })).status).toBe(409);
+    const listed = (await (await fetch(`${url}/threads`, { headers: KEY })).json()) as {
+      threads: { threadId: string }[];
+    };
+    expect(listed.threads.map((listedThread) => listedThread.threadId)).toContain(threadId);
+    expect(await (await fetch(`${url}/agents`, { headers: KEY })).json()).toEqual({ agents: ["assistant"] });
+    child.kill("SIGTERM");
+    const code = await exited;
+    expect(code, errors).toBe(0);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+});
