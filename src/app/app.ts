@@ -61,7 +61,23 @@ export interface SoevApp {
   close(): Promise<void>;
 }
 
-/** Make the app. */
+/**
+ * Make the app: the routes of the HTTP app over a Temporal client and the workers' catalog.
+ *
+ * @example
+ * ```ts
+ * import { Client, Connection } from "@temporalio/client";
+ * import { createApp, serveApp } from "soev-agents/app";
+ * import type { AgentCatalog } from "soev-agents/runtime";
+ *
+ * declare const catalog: AgentCatalog; // the workers' catalog: the app reads threads from its store
+ * const keys = new Map([["secret-key-of-alice", "alice"]]);
+ * const client = new Client({ connection: await Connection.connect({ address: "localhost:7233" }) });
+ * const app = createApp({ client, catalog, principalOf: (apiKey) => keys.get(apiKey) ?? null });
+ * const served = await serveApp(app, { port: 3000 });
+ * console.log(`Listening on ${served.url}`);
+ * ```
+ */
 export function createApp(options: AppOptions): SoevApp {
   const limits = checkedLimits(options);
   const ownsLive = options.live === undefined;
