@@ -14,5 +14,11 @@ it("runs the town assistant through two turns on Temporal and resolves each cita
   });
   expect(results.map((result) => result.sources)).toEqual([["waste-collection#2"], ["parking-permits#0"]]);
   expect(new Set(results.map((result) => result.threadId)).size).toBe(1);
-  expect(results[1]!.citations).toEqual([{ marker: " [5]", sources: ["parking-permits#0"] }]);
+  expect(results[1]!.citations).toEqual([
+    {
+      marker: " [5]",
+      sources: ["parking-permits#0"],
+      numbers: [{ number: 5, element: "parking-permits#0", kind: "source" }],
+    },
+  ]);
 }, 120_000);
