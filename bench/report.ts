@@ -29,9 +29,7 @@ export function markdownTable(rows: readonly (readonly (string | number)[])[]): 
   const numeric = header.map((_, column) => body.length > 0 && body.every((row) => typeof row[column] === "number"));
   const line = (cells: readonly (string | number)[]) =>
     `| ${cells.map((cell) => (typeof cell === "number" ? cell.toLocaleString("en-US") : cell)).join(" | ")} |`;
-  return [
-    line(header),
-    `| ${numeric.map((right) => (right ? "---:" : "---")).join(" | ")} |`,
-    ...body.map(line),
-  ].join("\n");
+  return [line(header), `| ${numeric.map((right) => (right ? "---:" : "---")).join(" | ")} |`, ...body.map(line)].join(
+    "\n",
+  );
 }
