@@ -24,43 +24,61 @@ export type { RenderTurn, RenderInput, ShowElements } from "./inputs/render.js";
 export { BRACKETS, FULLWIDTH } from "../runtime/citations.js";
 export { xml } from "./context/xml.js";
 export type { XmlOptions, ByElementType } from "./context/xml.js";
-export { MessageBuilder } from "./context/message-builder.js";
+export { MessageBuilder, only } from "./context/message-builder.js";
 export type { MessageBuilderOptions } from "./context/message-builder.js";
-export { only } from "./context/only.js";
-export type { RenderEvent } from "./context/render-event.js";
-export { MissingTurnError, UnrenderedEventError } from "./context/errors.js";
+export type { RenderEvent } from "./context/render.js";
+export {
+  MissingTurnError,
+  UnrenderedEventError,
+  ShortenError,
+  ContextFullError,
+  CompactionError,
+} from "./context/errors.js";
 export { ModelLimits, Tokens, Share, DEFAULT_LIMITS } from "./context/limits.js";
 export type { Threshold, ModelLimitsOptions, MeasuredPrompt } from "./context/limits.js";
-export { Form, FULL, COMPRESSED, STUBBED } from "./context/form.js";
-export { Forms } from "./context/forms.js";
-export type { FormsOptions } from "./context/forms.js";
-export { Selection, Units, turns, rounds, results } from "./context/selection.js";
-export type { SliceKey } from "./context/selection.js";
-export type { Unit } from "./context/units.js";
-export { Compress, Stub } from "./context/shrink.js";
-export type { Shrink, SelectionShrink, ShrinkOptions, FormsByHandle } from "./context/shrink.js";
-export { Shrunk } from "./context/shrunk.js";
-export { Floor, cited } from "./context/floor.js";
-export type { Protects } from "./context/floor.js";
-export { asRecorded, dropText, sources } from "./context/shorten.js";
-export type { Shorten, ShortenText } from "./context/shorten.js";
-export { cap, firstWords, CUT_TEXT } from "./context/text-shortens.js";
-export { jsonCap } from "./context/json-cap.js";
-export { Reasoning, NEVER, CURRENT_TURN, ALWAYS } from "./context/reasoning.js";
-export { ContextPolicy, CONTEXT_POLICY_DEFAULTS, DEFAULT_SHRINKS } from "./context/context-policy.js";
+export {
+  Form,
+  FULL,
+  COMPRESSED,
+  STUBBED,
+  Forms,
+  asRecorded,
+  dropText,
+  sources,
+  cap,
+  firstWords,
+  CUT_TEXT,
+  jsonCap,
+} from "./context/forms.js";
+export type { FormsOptions, Shorten, ShortenText } from "./context/forms.js";
+export { Selection, Units, turns, rounds, results, Compress, Stub, Shrunk, Floor, cited } from "./context/shrink.js";
+export type {
+  SliceKey,
+  Unit,
+  Shrink,
+  SelectionShrink,
+  ShrinkOptions,
+  FormsByHandle,
+  Protects,
+} from "./context/shrink.js";
+export {
+  Reasoning,
+  NEVER,
+  CURRENT_TURN,
+  ALWAYS,
+  ContextPolicy,
+  CONTEXT_POLICY_DEFAULTS,
+  DEFAULT_SHRINKS,
+} from "./context/context-policy.js";
 export type { ContextPolicyOptions } from "./context/context-policy.js";
 export { Reopen, ReopenArguments, REOPEN_DESCRIPTION } from "./context/reopen.js";
 export type { ReopenOptions } from "./context/reopen.js";
-export { Compact, COMPACT_INSTRUCTIONS, COMPACT_CITING } from "./context/compact.js";
-export type { CompactOptions } from "./context/compact.js";
-export { ShortenError, ContextFullError, CompactionError } from "./context/policy-errors.js";
+export { Compact, COMPACT_INSTRUCTIONS, COMPACT_CITING, CompactingStep } from "./context/compact.js";
+export type { CompactOptions, Assessment, AssessingBuilder } from "./context/compact.js";
 export { ToolDelegation } from "./delegation/tool-delegation.js";
 export type { ToolDelegationOptions } from "./delegation/tool-delegation.js";
 export { INPUT_ARGUMENT } from "./delegation/arguments.js";
 export { lastContent, replyText, shownElements } from "./delegation/hand-back.js";
 export type { TaskResult } from "./delegation/hand-back.js";
-export { CompactingStep } from "./context/compacting-step.js";
-export type { Assessment, AssessingBuilder } from "./context/compacting-step.js";
 export { SUMMARY_TEXT } from "./context/context-draft.js";
-export { COMPRESSED_LINE, STUBBED_LINE } from "./context/shown-result.js";
-export { IMAGE_NOTE } from "./context/images.js";
+export { COMPRESSED_LINE, STUBBED_LINE, IMAGE_NOTE } from "./context/render.js";

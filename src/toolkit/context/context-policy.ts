@@ -1,15 +1,35 @@
-/** ContextPolicy: how a MessageBuilder keeps what a model is sent within what the model accepts. */
+/** ContextPolicy: how a MessageBuilder keeps what a model is sent within what the model accepts, and which reasoning it sends back. */
 import { ValueError } from "../../domain/errors.js";
 import { Compact } from "./compact.js";
-import { Floor, cited } from "./floor.js";
-import { FULL, type Form } from "./form.js";
-import { Forms } from "./forms.js";
-import { Share, Tokens, type ModelLimits, type Threshold } from "./limits.js";
-import { Reasoning } from "./reasoning.js";
+import { FULL, type Form, Forms, type Shorten, asRecorded, dropText } from "./forms.js";
+import { type ModelLimits, Share, type Threshold, Tokens } from "./limits.js";
 import { Reopen } from "./reopen.js";
-import { turns } from "./selection.js";
-import { asRecorded, dropText, type Shorten } from "./shorten.js";
-import { Compress, Stub, checkThreshold, type Shrink } from "./shrink.js";
+import { Compress, Floor, type Shrink, Stub, checkThreshold, cited, turns } from "./shrink.js";
+
+// Reasoning: which reasoning of earlier model outputs the MessageBuilder sends back to the model.
+
+/**
+ * Which reasoning of earlier model outputs is sent back. It counts toward the context like any text.
+ * CURRENT_TURN lets a model continue its reasoning between the calls of a turn; when a new turn starts, the
+ * earlier turn's reasoning is dropped, so the prompt cache misses once in each turn.
+ */
+export enum Reasoning {
+  /** Send no reasoning back. The default of ContextPolicy. */
+  NEVER = "never",
+  /** Send back the reasoning of the model outputs of the running turn. */
+  CURRENT_TURN = "current_turn",
+  /** Send back the reasoning of every model output. */
+  ALWAYS = "always",
+}
+
+/** Send no reasoning of earlier model outputs back to the model, Reasoning.NEVER. */
+export const NEVER = Reasoning.NEVER;
+/** Send back the reasoning of the model outputs of the running turn, Reasoning.CURRENT_TURN. */
+export const CURRENT_TURN = Reasoning.CURRENT_TURN;
+/** Send back the reasoning of every earlier model output, Reasoning.ALWAYS. */
+export const ALWAYS = Reasoning.ALWAYS;
+
+// ContextPolicy: how a MessageBuilder keeps what a model is sent within what the model accepts.
 
 /** The settings of a ContextPolicy. Each default is the whole default: a field you give replaces it. */
 export interface ContextPolicyOptions {

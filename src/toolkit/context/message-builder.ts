@@ -1,7 +1,7 @@
 /**
  * MessageBuilder: the context builder of a turn and the default ContextStrategy of a ReActAgent. It
  * builds each request as a pure function of the trace: the system prompt, the selected events as
- * messages, and the tools offered.
+ * messages, and the tools offered. `only` makes its usual selection.
  */
 import { ValueError } from "../../domain/errors.js";
 import type { Event, EventType } from "../../domain/events.js";
@@ -13,15 +13,13 @@ import type { CitationStrategy, ContextBuilder, ModelContext, Show, Step, Tool }
 import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextStrategy, TurnParts } from "../react/strategy.js";
-import { CompactingStep, type Assessment } from "./compacting-step.js";
-import { ContextDraft } from "./context-draft.js";
+import { type Assessment, CompactingStep } from "./compact.js";
+import { ContextDraft, type ResultStates, measuredPrompt, planForms } from "./context-draft.js";
 import { ContextPolicy } from "./context-policy.js";
-import { MissingTurnError } from "./errors.js";
-import { measuredPrompt, planForms, type ResultStates } from "./form-plan.js";
+import { ContextFullError, MissingTurnError } from "./errors.js";
 import type { ModelLimits } from "./limits.js";
-import { ContextFullError } from "./policy-errors.js";
-import type { RenderEvent } from "./render-event.js";
-import { Shrunk } from "./shrunk.js";
+import type { RenderEvent } from "./render.js";
+import { Shrunk } from "./shrink.js";
 import { xml } from "./xml.js";
 
 /** The settings of a MessageBuilder: its own (policy, show, select, renderers), then the parts of one turn. */
@@ -274,4 +272,17 @@ function builderOptions(first: unknown, rest: unknown): MessageBuilderOptions {
         "new MessageBuilder({ policy, show, select, ... }).",
     );
   return first as MessageBuilderOptions;
+}
+
+// only: the usual selection of events for MessageBuilder.select.
+
+/**
+ * A selection of the events of `types`, subtypes included, in the order of the trace, such as
+ * `only(Input, ModelOutput, ToolOutput)`. Element numbers stay the thread's: a selection never renumbers.
+ * @throws ValueError when no type is given.
+ */
+export function only(...types: EventType<any, any>[]): (trace: Trace) => Event[] {
+  if (types.length === 0)
+    throw new ValueError("only() needs at least one event type, such as only(Input, ModelOutput, ToolOutput).");
+  return (trace) => trace.events.filter((event) => types.some((type) => type.is(event)));
 }

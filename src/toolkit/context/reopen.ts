@@ -1,16 +1,18 @@
 /**
  * Reopen: the tool that shows the model again what the context policy shortened or removed. It records
- * only which elements and whole results to show; the MessageBuilder draws them from where they were recorded.
+ * only which elements and whole results to show; the MessageBuilder draws them from where they were
+ * recorded (Recordings), so nothing earlier in the conversation changes.
  */
 import { z } from "zod";
 import { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
-import { Reopened } from "../../domain/events.js";
-import type { ToolDef } from "../../ports/messages.js";
+import { type Event, ModelOutput, Reopened, type ToolCall, ToolOutput } from "../../domain/events.js";
+import type { Numbering } from "../../domain/numbering.js";
 import { InvalidQueryError } from "../../ports/errors.js";
+import type { ToolDef } from "../../ports/messages.js";
 import type { Limit, Tool, ToolCallContext } from "../../runtime/contracts.js";
-import { tool, type FunctionTool } from "../../runtime/tools/function-tool.js";
-import { ElementId, ResultHandle } from "../../runtime/tools/ids.js";
+import { type FunctionTool, tool } from "../../runtime/tools/function-tool.js";
+import { ElementId, type Handles, ResultHandle } from "../../runtime/tools/ids.js";
 
 const NOTHING_NAMED = "Name at least one element number in elements or one result handle in results.";
 
@@ -145,4 +147,113 @@ export class Reopen implements Tool {
     }
     return Promise.resolve(Reopened({ reopenedElements: [...named.elements], reopenedResults: [...named.results] }));
   }
+}
+
+// Recordings: where each result and each element of a thread was recorded, for forms and for reopen.
+
+/** Where an element was first recorded: the result and its place among the result's elements. */
+export interface Recording {
+  output: ToolOutput;
+  index: number;
+}
+
+/** The results, calls and element recordings of a thread's events (every stream). */
+export class Recordings {
+  private readonly outputs = new Map<string, ToolOutput>();
+  private readonly calls = new Map<string, ToolCall>();
+  private readonly firsts = new Map<string, Recording>();
+
+  /** Read the events of a thread, every stream, in log order. */
+  constructor(events: readonly Event[]) {
+    for (const event of events) {
+      if (ModelOutput.is(event)) for (const call of event.toolCalls) this.calls.set(call.id, call);
+      if (!ToolOutput.is(event)) continue;
+      if (event.callId !== null && !this.outputs.has(event.callId)) this.outputs.set(event.callId, event);
+      // A reopen result holds no elements of its own: content is drawn from where a tool first recorded it.
+      if (Reopened.is(event)) continue;
+      event.elements.forEach((element, index) => {
+        if (!this.firsts.has(element.id)) this.firsts.set(element.id, { output: event, index });
+      });
+    }
+  }
+
+  /** The result recorded for a call id, or undefined. */
+  output(callId: string): ToolOutput | undefined {
+    return this.outputs.get(callId);
+  }
+
+  /** The call with this id, or undefined. */
+  call(callId: string): ToolCall | undefined {
+    return this.calls.get(callId);
+  }
+
+  /** The name of the tool whose call has this id, or null. */
+  toolOf(callId: string | null): string | null {
+    return callId === null ? null : (this.calls.get(callId)?.name ?? null);
+  }
+
+  /** The result that first recorded an element id, and its place in it, or undefined. */
+  firstRecorded(id: string): Recording | undefined {
+    return this.firsts.get(id);
+  }
+}
+
+// What a reopen result shows: the elements it names, each inside its whole as first recorded, and the
+// whole results it names, each under its handle. The Reopened event holds only ids; the content is drawn
+// from where it was recorded, so nothing earlier in the conversation changes.
+
+/** What drawing a reopen result needs. */
+export interface Drawing {
+  recordings: Recordings;
+  numbering: Numbering;
+  handles: Handles;
+  /** The content of a whole result as the full form shows it, cut at the cap of its tool. */
+  wholeResult: (output: ToolOutput) => string;
+}
+
+/**
+ * The reopen result as a ToolOutput with the content drawn in: the named elements, each after its whole
+ * (the element its ref names, from the same result or else where the thread first recorded it), and as
+ * text each named whole result under a line with its handle. Elements show in the form their tool recorded.
+ */
+export function reopenedOutput(reopened: Reopened, drawing: Drawing): ToolOutput {
+  const elements: Element[] = [];
+  const added = new Set<string>();
+  const add = (element: Element | undefined) => {
+    if (element === undefined || added.has(element.id)) return;
+    added.add(element.id);
+    elements.push(element);
+  };
+  // A reopen result of another making may hold elements and text of its own: they show first.
+  reopened.elements.forEach(add);
+  for (const id of reopened.reopenedElements) {
+    const recording = drawing.recordings.firstRecorded(id);
+    if (recording === undefined) continue;
+    const element = recording.output.elements[recording.index]!;
+    if (element.ref !== null && element.ref !== undefined) add(wholeOf(element.ref, recording.output, drawing));
+    add(element);
+  }
+  const wholes = reopened.reopenedResults.flatMap((callId) => {
+    const output = drawing.recordings.output(callId);
+    if (output === undefined) return [];
+    const handle = drawing.handles.handleOf(callId) ?? callId;
+    return [`[${handle}]\n${drawing.wholeResult(output)}`];
+  });
+  const texts = [...(reopened.text === null || reopened.text === "" ? [] : [reopened.text]), ...wholes];
+  return ToolOutput({
+    callId: reopened.callId,
+    text: texts.length === 0 ? null : texts.join("\n\n"),
+    data: reopened.data,
+    error: reopened.error,
+    elements,
+    stream: reopened.stream,
+    origin: reopened.origin,
+  });
+}
+
+function wholeOf(ref: string, output: ToolOutput, drawing: Drawing): Element | undefined {
+  const inSame = output.elements.find((element) => element.id === ref);
+  if (inSame !== undefined) return inSame;
+  const number = drawing.numbering.numberOf(ref);
+  return number === undefined ? undefined : drawing.numbering.element(number);
 }

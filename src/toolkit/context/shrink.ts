@@ -1,13 +1,153 @@
 /**
- * Shrinks: functions that offer results to lower to a smaller form, oldest first. The builder asks its
- * shrinks while the context is too big and applies their offers one at a time, so a shrink never decides
- * when to stop.
+ * Which results shrink: the units a trace's results are counted in (turns, rounds, results), the Selection
+ * of some of them, the shrinks that offer selected results to a smaller form (Compress, Stub), the floors
+ * that keep some elements higher (Floor, cited), and Shrunk, which says why a result has its form.
  */
+import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
-import type { Trace } from "../../domain/trace.js";
-import { COMPRESSED, FULL, STUBBED, type Form } from "./form.js";
-import { Share, Tokens, type Threshold } from "./limits.js";
-import { Selection } from "./selection.js";
+import { type Event, ModelOutput, ToolOutput } from "../../domain/events.js";
+import { type Trace, turnStarts } from "../../domain/trace.js";
+import { resultHandles } from "../../runtime/tools/ids.js";
+import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
+import { Share, type Threshold, Tokens } from "./limits.js";
+
+// Units: the turns, rounds or results of a stream's events, which context management counts the age of results in.
+
+/**
+ * What context management counts the age of results in. A turn starts at a fresh input, a round at a model
+ * output that calls tools, and a result is one result.
+ */
+export type Unit = "turns" | "rounds" | "results";
+
+/** One unit of a stream: the index of its first event, and the call ids of its results in recorded order. */
+export interface UnitSpan {
+  start: number;
+  results: string[];
+}
+
+/** The units of a stream's events, oldest first, the current one last. Events before the first of each unit belong to none. */
+export function unitsOf(events: readonly Event[], unit: Unit): UnitSpan[] {
+  if (unit === "results") {
+    return events.flatMap((event, index) =>
+      ToolOutput.is(event) && event.callId !== null ? [{ start: index, results: [event.callId] }] : [],
+    );
+  }
+  if (unit === "turns") {
+    const starts = turnStarts(events);
+    return starts.map((start, at) => ({ start, results: resultsIn(events, start, starts[at + 1] ?? events.length) }));
+  }
+  const rounds: UnitSpan[] = [];
+  const roundOf = new Map<string, UnitSpan>();
+  events.forEach((event, index) => {
+    if (ModelOutput.is(event) && event.toolCalls.length > 0) {
+      const round: UnitSpan = { start: index, results: [] };
+      rounds.push(round);
+      for (const call of event.toolCalls) roundOf.set(call.id, round);
+    } else if (ToolOutput.is(event) && event.callId !== null) {
+      roundOf.get(event.callId)?.results.push(event.callId);
+    }
+  });
+  return rounds;
+}
+
+function resultsIn(events: readonly Event[], from: number, to: number): string[] {
+  const found: string[] = [];
+  for (let index = from; index < to; index += 1) {
+    const event = events[index]!;
+    if (ToolOutput.is(event) && event.callId !== null) found.push(event.callId);
+  }
+  return found;
+}
+
+// Selection: some results of a trace, picked by an index or a slice of its turns, rounds or results, as
+// `turns.slice(0, -2)` (every turn but the last two) or `turns.at(-1)` (the current turn).
+
+/** A slice of units, as Array.prototype.slice takes it: from `start` up to (not including) `end`; negative counts from the end. */
+export interface SliceKey {
+  start: number | null;
+  end: number | null;
+}
+
+/** Some results of a trace: the results of the units that an index or a slice picks. An index out of range picks nothing. */
+export class Selection {
+  /** @throws ValueError when unit is not a Unit or the key is not a whole number or a slice of whole numbers. */
+  constructor(
+    readonly unit: Unit,
+    readonly key: number | SliceKey,
+  ) {
+    if (unit !== "turns" && unit !== "rounds" && unit !== "results")
+      throw new ValueError(`A Selection counts "turns", "rounds" or "results", not ${JSON.stringify(unit)}.`);
+    const whole = (value: unknown) => value === null || Number.isSafeInteger(value);
+    const fits =
+      typeof key === "number"
+        ? Number.isSafeInteger(key)
+        : typeof key === "object" && key !== null && whole(key.start) && whole(key.end);
+    if (!fits)
+      throw new ValueError(
+        `A Selection of ${unit} needs a whole-number index or a slice of whole numbers, such as ${unit}.slice(0, -2).`,
+      );
+  }
+
+  /** Which of `count` units this selects, counted from 0 in the order of the slice; empty when an index is out of range. */
+  picked(count: number): number[] {
+    if (typeof this.key === "number") {
+      const index = this.key < 0 ? count + this.key : this.key;
+      return index >= 0 && index < count ? [index] : [];
+    }
+    const from = bound(this.key.start, count, 0);
+    const to = bound(this.key.end, count, count);
+    return Array.from({ length: Math.max(0, to - from) }, (_, offset) => from + offset);
+  }
+
+  /** The handles, such as "r1", of each result in a selected unit of `view`, oldest first. */
+  handles(view: Trace): string[] {
+    const units = unitsOf(view.events, this.unit);
+    const handles = resultHandles(view.thread.events);
+    return this.picked(units.length)
+      .sort((a, b) => a - b)
+      .flatMap((index) => units[index]!.results.flatMap((callId) => handles.handleOf(callId) ?? []));
+  }
+
+  /** The selection as code writes it, such as "turns.slice(0, -2)". */
+  toString(): string {
+    if (typeof this.key === "number") return `${this.unit}.at(${this.key})`;
+    const { start, end } = this.key;
+    const parts = end === null ? [start ?? 0] : [start ?? 0, end];
+    return `${this.unit}.slice(${parts.join(", ")})`;
+  }
+}
+
+// Array.prototype.slice's bounds: negative counts from the end, then clamped to [0, count].
+function bound(value: number | null, count: number, missing: number): number {
+  if (value === null) return missing;
+  return value < 0 ? Math.max(0, count + value) : Math.min(value, count);
+}
+
+/** The turns, rounds or results of a trace, as one selects them: `slice(start, end)` or `at(index)`. */
+export class Units {
+  constructor(readonly unit: Unit) {}
+
+  /** The units from `start` up to (not including) `end`, as Array.prototype.slice counts them. */
+  slice(start?: number, end?: number): Selection {
+    return new Selection(this.unit, { start: start ?? null, end: end ?? null });
+  }
+
+  /** The unit at `index`; a negative index counts from the end, -1 is the current one. */
+  at(index: number): Selection {
+    return new Selection(this.unit, index);
+  }
+}
+
+/** The turns of a trace, the current one last: `turns.slice(0, -2)` selects the results of every turn but the last two. */
+export const turns = new Units("turns");
+/** The rounds of a trace, the current one last: `rounds.slice(0, -3)` selects the results of every round but the last three. */
+export const rounds = new Units("rounds");
+/** The results of a trace, in recorded order: `results.slice(0, -3)` selects every result but the newest three. */
+export const results = new Units("results");
+
+// Shrinks: functions that offer results to lower to a smaller form, oldest first. The builder asks its
+// shrinks while the context is too big and applies their offers one at a time, so a shrink never decides
+// when to stop.
 
 /** The form of each result so far, by handle ("r1", ...); a result that is not in it is full. */
 export type FormsByHandle = ReadonlyMap<string, Form>;
@@ -71,4 +211,72 @@ function selectionShrink(
 export function checkThreshold(value: unknown, name: string, nullable: boolean): void {
   if (value instanceof Share || value instanceof Tokens || (nullable && value === null)) return;
   throw new ValueError(`${name} must be a Share or Tokens, such as new Share(0.6)${nullable ? ", or null" : ""}.`);
+}
+
+// Shrunk: why a result has its form, as MessageBuilder.explain tells it.
+
+/** Why a result has its form: the shrink that gave it, and the model call at which it did. */
+export class Shrunk {
+  constructor(
+    /** The handle, such as "r1". */
+    readonly result: string,
+    /** The form the shrink gave the result. */
+    readonly form: Form,
+    /** The shrink that gave the form. */
+    readonly by: Shrink,
+    /** The number of model calls before the model call at which the shrink gave the form. */
+    readonly at: number,
+  ) {}
+}
+
+// Floors: keep some elements in a higher form than their result; `cited` keeps what the model relied on.
+
+/**
+ * A predicate that says whether a floor applies to an element: the element, the name of the tool that
+ * recorded it (null if none), and the trace before the model call at which its result shrank. It reads
+ * only that trace, so what happens later never changes a message the model was sent already.
+ */
+export type Protects = (element: Element, tool: string | null, before: Trace) => boolean;
+
+/**
+ * The lowest form that some elements can reach, whatever their result has. An element's form is its
+ * result's, lifted to the highest floor that applies to it. A floor only shows more of a result.
+ */
+export class Floor {
+  /** @throws ValueError when applies is not a function or form is not a Form. */
+  constructor(
+    /** The predicate that says to which elements the floor applies. */
+    readonly applies: Protects,
+    /** The lowest form of those elements. */
+    readonly form: Form,
+  ) {
+    if (typeof applies !== "function")
+      throw new ValueError("A Floor needs a predicate of (element, tool, before), such as cited.");
+    if (!isForm(form)) throw new ValueError("A Floor needs a Form: FULL, COMPRESSED or STUBBED.");
+  }
+}
+
+/**
+ * Whether an earlier model output cited the element: true when a marker of a model output in `before`
+ * cites its id. So a passage that the model relied on keeps its text after its result shrinks.
+ */
+export const cited: Protects = (element, _tool, before) => citedIds(before).has(element.id);
+
+// A builder asks about many elements of one view: read its citations once.
+const citedByView = new WeakMap<Trace, ReadonlySet<string>>();
+
+/** The ids of the Sources that the model outputs of a trace cite. */
+function citedIds(view: Trace): ReadonlySet<string> {
+  let ids = citedByView.get(view);
+  if (ids === undefined) {
+    const found = new Set<string>();
+    for (const event of view.events) {
+      if (!ModelOutput.is(event)) continue;
+      for (const marker of event.markers)
+        for (const number of marker.cited) if (number.source !== null) found.add(number.source);
+    }
+    ids = found;
+    citedByView.set(view, ids);
+  }
+  return ids;
 }

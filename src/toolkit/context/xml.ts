@@ -2,14 +2,11 @@
  * The xml layout: each element as a tag named by its type, its number as `id`, a Source's cite marker
  * and text, parts nested inside their whole. The model sees numbers, never real ids.
  */
-import { Source, type Element, type ElementType } from "../../domain/elements.js";
+import { type Element, type ElementType, Source } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import type { Numbering } from "../../domain/numbering.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
-import { nest, type Nested, type OrderValue } from "./nesting.js";
-import { nearestKind } from "./nearest-kind.js";
-import { checkPath, readPath } from "./paths.js";
-import { attributeName, attributeValue, checkName, escapeAttribute, escapeText } from "./xml-text.js";
+import { nearestKind } from "./render.js";
 
 /**
  * A setting per element type, applying to its subtypes too: a Map, or an array of [type, value] pairs
@@ -159,4 +156,119 @@ function settingMap<V>(setting: ByElementType<V> | null | undefined, name: strin
     );
   }
   return new Map(entries);
+}
+
+// XML text for the layout: escaping, and names that are safe as tag and attribute names.
+
+const NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
+
+/** Escape a text so it never reads as a tag: &, < and >. */
+export function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Escape an attribute value: &, <, > and both quotes. */
+export function escapeAttribute(value: string): string {
+  return escapeText(value).replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
+/** Refuse a configured tag or attribute name that is not a valid XML name. */
+export function checkName(name: string, what: string): void {
+  if (!NAME.test(name))
+    throw new ValueError(
+      `The ${what} "${name}" is not a valid XML name (a letter or "_", then letters, digits, "_", "." or "-").`,
+    );
+}
+
+/** A properties key as an attribute name: characters an XML name cannot hold become "_". */
+export function attributeName(key: string): string {
+  const name = key.replace(/[^\p{L}\p{N}_.-]/gu, "_");
+  return NAME.test(name) ? name : `_${name}`;
+}
+
+/** An attribute value as text: strings as they are, other JSON values as JSON; null and undefined as absent. */
+export function attributeValue(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+// The parts of one call's elements nested inside their whole, for the xml layout.
+
+/** One element and the parts nested inside it. */
+export interface Nested {
+  element: Element;
+  parts: Nested[];
+}
+
+/** A value that sorts parts: a number or a string; anything else counts as no value. */
+export type OrderValue = number | string | undefined;
+
+/**
+ * Nest each element inside the element its `ref` names when that whole is in the same call. Roots keep
+ * arrival order; the parts of one whole sort by `orderOf` (numbers before strings), and parts without a
+ * value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
+ */
+export function nest(elements: readonly Element[], orderOf: (element: Element) => OrderValue): Nested[] {
+  const firstIndex = new Map<string, number>();
+  elements.forEach((element, index) => {
+    if (!firstIndex.has(element.id)) firstIndex.set(element.id, index);
+  });
+  const whole = elements.map((element, index) => {
+    const found = element.ref === null || element.ref === undefined ? undefined : firstIndex.get(element.ref);
+    return found === index ? undefined : found;
+  });
+  elements.forEach((_, index) => {
+    const seen = new Set<number>();
+    for (let at = whole[index]; at !== undefined && !seen.has(at); at = whole[at]) {
+      if (at === index) {
+        whole[index] = undefined;
+        break;
+      }
+      seen.add(at);
+    }
+  });
+  const nodes: Nested[] = elements.map((element) => ({ element, parts: [] }));
+  const roots: Nested[] = [];
+  nodes.forEach((node, index) => {
+    const at = whole[index];
+    (at === undefined ? roots : nodes[at]!.parts).push(node);
+  });
+  for (const node of nodes) node.parts = sorted(node.parts, orderOf);
+  return roots;
+}
+
+function sorted(parts: Nested[], orderOf: (element: Element) => OrderValue): Nested[] {
+  const keyed = parts.map((node) => ({ node, key: orderOf(node.element) }));
+  const withValue = keyed.filter((entry) => entry.key !== undefined).sort((a, b) => compare(a.key!, b.key!));
+  const without = keyed.filter((entry) => entry.key === undefined);
+  return [...withValue, ...without].map((entry) => entry.node);
+}
+
+function compare(a: number | string, b: number | string): number {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (typeof a !== typeof b) return typeof a === "number" ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// Dotted paths into an element, such as "title" or "properties.chunkIndex", for the xml layout's settings.
+
+/** Check that a path starts with a field of the element type, so a typo fails when the layout is made. */
+export function checkPath(type: ElementType<any, any>, path: string, setting: string): void {
+  const first = path.split(".")[0] ?? "";
+  const fields = Object.keys(type.schema.shape);
+  if (path.split(".").some((part) => part === "") || !fields.includes(first)) {
+    throw new ValueError(
+      `The ${setting} path "${path}" of element type "${type.name}" does not start with one of its fields (${fields.join(", ")}).`,
+    );
+  }
+}
+
+/** The value at a path of an element, or undefined when a step of the path is missing. */
+export function readPath(element: object, path: string): unknown {
+  let value: unknown = element;
+  for (const part of path.split(".")) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
 }

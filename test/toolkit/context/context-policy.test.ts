@@ -1,17 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { ValueError } from "../../../src/domain/errors.js";
 import { Compact } from "../../../src/toolkit/context/compact.js";
-import { ContextPolicy } from "../../../src/toolkit/context/context-policy.js";
-import { cited, Floor } from "../../../src/toolkit/context/floor.js";
-import { COMPRESSED, FULL, STUBBED } from "../../../src/toolkit/context/form.js";
-import { Forms } from "../../../src/toolkit/context/forms.js";
+import { ContextPolicy, CURRENT_TURN, NEVER } from "../../../src/toolkit/context/context-policy.js";
+import { cited, Floor, Compress, Stub, type SelectionShrink, turns } from "../../../src/toolkit/context/shrink.js";
+import {
+  COMPRESSED,
+  FULL,
+  STUBBED,
+  Forms,
+  asRecorded,
+  dropText,
+  sources,
+  cap,
+} from "../../../src/toolkit/context/forms.js";
 import { ModelLimits, Share, Tokens } from "../../../src/toolkit/context/limits.js";
-import { CURRENT_TURN, NEVER } from "../../../src/toolkit/context/reasoning.js";
 import { Reopen } from "../../../src/toolkit/context/reopen.js";
-import { asRecorded, dropText, sources } from "../../../src/toolkit/context/shorten.js";
-import { Compress, Stub, type SelectionShrink } from "../../../src/toolkit/context/shrink.js";
-import { cap } from "../../../src/toolkit/context/text-shortens.js";
-import { turns } from "../../../src/toolkit/context/selection.js";
 
 describe("ContextPolicy defaults", () => {
   const policy = new ContextPolicy();

@@ -36,7 +36,7 @@ import {
 } from "../../../src/toolkit/index.js";
 import { LIBRARY } from "../../../examples/tutorials/01-first-agent/library.js";
 import { Document, Passage, readDocument, search } from "../../../examples/tutorials/02-citations/tools.js";
-import { shortened } from "../../../src/toolkit/context/shorten.js";
+import { shortened } from "../../../src/toolkit/context/forms.js";
 import { conversationOf, conversationPlans, policies, toolOutputs } from "../../fixtures/context-arbitraries.js";
 
 const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ValueError } from "../../../src/domain/errors.js";
 import { Compact } from "../../../src/toolkit/context/compact.js";
-import { results, rounds, Selection, turns } from "../../../src/toolkit/context/selection.js";
+import { results, rounds, Selection, turns } from "../../../src/toolkit/context/shrink.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
 /** Three turns: r1 in turn 1; r2 and r3 (one round each) in turn 2; r4 and r5 (one round, two calls) in turn 3. */

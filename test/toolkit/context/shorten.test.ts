@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { ValueError } from "../../../src/domain/errors.js";
 import { ToolOutput } from "../../../src/domain/events.js";
-import { jsonCap } from "../../../src/toolkit/context/json-cap.js";
+import {
+  jsonCap,
+  asRecorded,
+  dropText,
+  shortened,
+  sources,
+  cap,
+  firstWords,
+} from "../../../src/toolkit/context/forms.js";
 import { ModelLimits, Tokens } from "../../../src/toolkit/context/limits.js";
-import { ShortenError } from "../../../src/toolkit/context/policy-errors.js";
-import { asRecorded, dropText, shortened, sources } from "../../../src/toolkit/context/shorten.js";
-import { cap, firstWords } from "../../../src/toolkit/context/text-shortens.js";
+import { ShortenError } from "../../../src/toolkit/context/errors.js";
 import { Chunk, Doc } from "../../fixtures/context-conversation.js";
 
 const limits = new ModelLimits({ window: new Tokens(1_000), charactersPerToken: 4 });

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Trace } from "../../../src/domain/trace.js";
-import { cited, Floor } from "../../../src/toolkit/context/floor.js";
-import { COMPRESSED, Form, FULL, STUBBED } from "../../../src/toolkit/context/form.js";
+import { cited, Floor, rounds, turns, Compress, Stub, Shrunk } from "../../../src/toolkit/context/shrink.js";
+import { COMPRESSED, Form, FULL, STUBBED } from "../../../src/toolkit/context/forms.js";
 import { Share } from "../../../src/toolkit/context/limits.js";
-import { rounds, turns } from "../../../src/toolkit/context/selection.js";
-import { Compress, Stub } from "../../../src/toolkit/context/shrink.js";
-import { Shrunk } from "../../../src/toolkit/context/shrunk.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
 const conversation = new Conversation()

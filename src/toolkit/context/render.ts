@@ -1,0 +1,245 @@
+/**
+ * Rendering: how each event of a trace becomes the messages of a request (the built-in types, then the
+ * agent's own by RenderEvent), how one result shows in its form, and how older images give way to notes.
+ */
+import type { Element } from "../../domain/elements.js";
+import {
+  Compaction,
+  type Event,
+  type EventType,
+  Failure,
+  Input,
+  ModelOutput,
+  Request,
+  Response,
+  type ToolCall,
+  ToolOutput,
+} from "../../domain/events.js";
+import type { Kind } from "../../domain/kinds.js";
+import { inserted } from "../../domain/trace.js";
+import {
+  AssistantMessage,
+  type ContentPart,
+  type Message,
+  TextPart,
+  ToolResult,
+  UserMessage,
+} from "../../ports/messages.js";
+import type { RenderInput, ShowElements } from "../inputs/render.js";
+import type { ContextPolicy } from "./context-policy.js";
+import { UnrenderedEventError } from "./errors.js";
+import { COMPRESSED, CUT_TEXT, FULL, type Form, STUBBED, capText, shortened } from "./forms.js";
+import type { ModelLimits } from "./limits.js";
+
+// The setting of the nearest registered type: a subtype uses its closest registered ancestor's setting.
+
+/** The value registered for a value's own type, else for its closest registered ancestor, or undefined. */
+export function nearestKind<V>(byType: ReadonlyMap<Kind<any>, V>, value: object): V | undefined {
+  let best: { depth: number; setting: V } | undefined;
+  for (const [type, setting] of byType) {
+    if (!type.is(value)) continue;
+    const depth = depthOf(type);
+    if (best === undefined || depth > best.depth) best = { depth, setting };
+  }
+  return best?.setting;
+}
+
+function depthOf(type: Kind<any>): number {
+  let depth = 0;
+  for (let ancestor = type.parent; ancestor; ancestor = ancestor.parent) depth += 1;
+  return depth;
+}
+
+// RenderEvent: how an agent's own event type becomes the messages the model reads.
+
+/**
+ * A function that renders an event of the agent's own type as messages. It gets the event, and the
+ * function that shows elements under their numbers in the thread. Give it to a MessageBuilder in
+ * `renderers`, by the event's type.
+ */
+export type RenderEvent<E extends Event = any> = (event: E, show: ShowElements) => readonly Message[];
+
+// The text of one tool result as the model reads it.
+
+/** The prefix of a result's error, so the model tells a failed call from its content. */
+const ERROR_PREFIX = "Error: ";
+
+/**
+ * A result's parts in a fixed order, each one that is present, separated by a blank line: its text, its
+ * elements as the Show rendered them (`shown`), its data as JSON, then its error after "Error: ". A result
+ * with only elements is exactly their layout.
+ */
+export function resultContent(output: ToolOutput, shown: string): string {
+  const parts: string[] = [];
+  if (output.text !== null && output.text !== "") parts.push(output.text);
+  if (shown !== "") parts.push(shown);
+  if (output.data !== null) parts.push(JSON.stringify(output.data));
+  if (output.error !== null) parts.push(`${ERROR_PREFIX}${output.error}`);
+  return parts.join("\n\n");
+}
+
+// How each event of a trace becomes the messages of a request: the built-in types, then the agent's own.
+
+/** What rendering the events of one context needs, made once per build. */
+export interface EventRendering {
+  renderInput: RenderInput;
+  renderers: ReadonlyMap<EventType<any, any>, RenderEvent>;
+  /** Elements as the Show renders them, for the result of the named tool (null for an input or an event of the agent's own). */
+  show: (elements: readonly Element[], tool: string | null) => string;
+  /** The name of the tool whose call has this id, or null. */
+  toolOf: (callId: string) => string | null;
+  /** A recorded call with its arguments as the model wrote them. */
+  shownCall: (call: ToolCall) => ToolCall;
+}
+
+/**
+ * The messages of one event. Input and TaskInput: by renderInput (null keeps it out). ModelOutput: an
+ * assistant message with its markers put back and its calls as the model wrote them. ToolOutput: a tool
+ * result (a user message when it names no call). Request: an assistant message; Response: a user message;
+ * none for those of a tool call.
+ * Failure: none, it is not the model's to read. Compaction: none here; the context policy shows its summary.
+ * A subtype of a built-in type renders as the built-in; another type by its nearest registered renderer.
+ * @throws UnrenderedEventError for a type that is neither built in nor registered.
+ */
+export function eventMessages(event: Event, rendering: EventRendering): readonly Message[] {
+  const showElements: ShowElements = (elements) => rendering.show(elements, null);
+  if (Input.is(event)) {
+    const message = rendering.renderInput(event, showElements);
+    return message === null ? [] : [message];
+  }
+  if (ModelOutput.is(event)) {
+    const content = inserted(
+      event.content,
+      event.markers.map((marker) => [marker.at, marker.text] as const),
+    );
+    return [AssistantMessage(content, { toolCalls: event.toolCalls.map(rendering.shownCall) })];
+  }
+  if (ToolOutput.is(event)) {
+    const tool = event.callId === null ? null : rendering.toolOf(event.callId);
+    const content = resultContent(event, event.elements.length === 0 ? "" : rendering.show(event.elements, tool));
+    return [event.callId === null ? UserMessage(content) : ToolResult(event.callId, content)];
+  }
+  if (Failure.is(event) || Compaction.is(event)) return [];
+  // A tool's request is part of its call: the model reads its effect in the call's result, and a message
+  // between the calls and their results would break the request's order.
+  if ((Request.is(event) || Response.is(event)) && event.callId !== null) return [];
+  if (Request.is(event)) return [AssistantMessage(event.text)];
+  if (Response.is(event))
+    return [UserMessage(typeof event.payload === "string" ? event.payload : JSON.stringify(event.payload))];
+  const render = nearestKind(rendering.renderers, event);
+  if (render === undefined) {
+    throw new UnrenderedEventError(
+      `The selected event type "${event.type}" has no renderer: give the MessageBuilder a RenderEvent for it in renderers, or leave it out with select.`,
+      { details: { type: event.type } },
+    );
+  }
+  return render(event, showElements);
+}
+
+// How one result shows in its form: the full or compressed function of its tool, the elements that floors
+// lift, the handle line of a compressed or stubbed result, and the cut at the cap of its tool.
+
+/** The first line of a compressed result; {handle} becomes its handle. */
+export const COMPRESSED_LINE = "[{handle}: text left out to save space]";
+/** The line of a stubbed result; {handle} becomes its handle. */
+export const STUBBED_LINE = "[{handle}: result left out to save space]";
+
+/** A result's form and the forms that floors lifted its elements to, by element id. */
+export interface ResultShape {
+  form: Form;
+  floors: ReadonlyMap<string, Form>;
+}
+
+/** The full shape: what every result has until a shrink lowers it. */
+export const FULL_SHAPE: ResultShape = Object.freeze({ form: FULL, floors: new Map<string, Form>() });
+
+/** What shaping a result needs: the policy, the limits (null: every result full, as recorded) and the layout. */
+export interface Shaping {
+  policy: ContextPolicy;
+  limits: ModelLimits | null;
+  show: (elements: readonly Element[], tool: string | null) => string;
+}
+
+/** The content of a result as the model reads it, and whether it shows less than the full result. */
+export interface ShownResult {
+  content: string;
+  shortened: boolean;
+}
+
+/**
+ * The content of `output` (a result of `tool`, under `handle`) in `shape`. Without limits it shows as recorded.
+ * @throws ShortenError when a Shorten function of the tool breaks its rule.
+ */
+export function shownResult(
+  output: ToolOutput,
+  tool: string | null,
+  handle: string,
+  shape: ResultShape,
+  shaping: Shaping,
+): ShownResult {
+  const { policy, limits, show } = shaping;
+  if (limits === null) return { content: resultContent(output, shown(output.elements, tool, show)), shortened: false };
+  const name = tool ?? "";
+  const full = () => shortened(policy.shortenFor(name, FULL), output, limits, tool);
+  if (shape.form === FULL)
+    return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
+  const compressed = shortened(policy.shortenFor(name, COMPRESSED), output, limits, tool);
+  const lifted = [...shape.floors.values()].includes(FULL) ? full() : null;
+  const elements = output.elements.flatMap((element, index): Element[] => {
+    const form = Math.max(shape.form, shape.floors.get(element.id) ?? STUBBED) as Form;
+    if (form === FULL) return [lifted!.elements[index]!];
+    return form === COMPRESSED ? [compressed.elements[index]!] : [];
+  });
+  const body =
+    shape.form === COMPRESSED
+      ? resultContent({ ...compressed, elements }, shown(elements, tool, show))
+      : shown(elements, tool, show);
+  const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
+  return { ...capped(body, line, name, shaping), shortened: true };
+}
+
+function shown(elements: readonly Element[], tool: string | null, show: Shaping["show"]): string {
+  return elements.length === 0 ? "" : show(elements, tool);
+}
+
+// The cap cuts what the form left of the result; the handle line stays whole above it.
+function capped(body: string, line: string | null, tool: string, shaping: Shaping): ShownResult {
+  const limit = shaping.policy.capFor(tool);
+  const cut = limit === null || shaping.limits === null ? body : capText(body, limit.count, CUT_TEXT, shaping.limits);
+  const content = line === null ? cut : cut === "" ? line : `${line}\n${cut}`;
+  return { content, shortened: cut !== body };
+}
+
+// maxImages: the newest images of a request are sent; each older image becomes a note that it was left out.
+
+/** The note an image becomes; {name} becomes the image's name, or "an image" when it has none. */
+export const IMAGE_NOTE = "[{name} left out to save space]";
+
+/** The messages with at most `max` images, the newest kept; null keeps them all. The messages do not change. */
+export function limitImages(messages: readonly Message[], max: number | null): Message[] {
+  if (max === null) return [...messages];
+  let kept = 0;
+  const result = [...messages];
+  for (let index = result.length - 1; index >= 0; index -= 1) {
+    const message = result[index]!;
+    if (message.role !== "user" || typeof message.content === "string") continue;
+    const parts = [...message.content];
+    let changed = false;
+    for (let at = parts.length - 1; at >= 0; at -= 1) {
+      const part = parts[at]!;
+      if (part.kind !== "image") continue;
+      if (kept < max) {
+        kept += 1;
+        continue;
+      }
+      parts[at] = note(part);
+      changed = true;
+    }
+    if (changed) result[index] = { ...message, content: parts };
+  }
+  return result;
+}
+
+function note(part: ContentPart & { kind: "image" }): TextPart {
+  return TextPart(IMAGE_NOTE.replaceAll("{name}", part.name === null ? "an image" : `the image "${part.name}"`));
+}
