@@ -25,6 +25,7 @@ import {
   type ResolvedLimits,
 } from "./options.js";
 import { ProblemError, problemResponse } from "./problems.js";
+import { requestRoutes } from "./requests.js";
 import { threadRoutes } from "./routes.js";
 
 /** What every route of the app can read from its context: the principal of the request's API key. */
@@ -152,6 +153,7 @@ export function createApp(options: AppOptions): SoevApp {
     ),
   );
   threadRoutes(hono, parts);
+  requestRoutes(hono, parts);
   hono.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer" });
   hono.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -13,7 +13,8 @@ export {
   problemResponse,
   threadNotFound,
 } from "./problems.js";
-export { ownedThread } from "./routes.js";
+export { ownedThread, turnRunning } from "./routes.js";
+export { waitingRequests } from "./requests.js";
 export { followThread, eventData } from "./follow.js";
 export type { TurnEnding, FollowOptions } from "./follow.js";
 export { turnsOf, callOf } from "./views.js";

@@ -203,15 +203,7 @@ export function threadRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void {
     const { threadId } = c.req.valid("param");
     await ownedThread(parts, threadId, c.get("principal"));
     const workflowId = workflowIdOf(threadId);
-    const handle = client.workflow.getHandle(workflowId);
-    const running = await handle.describe().then(
-      (description) => description.status.name === "RUNNING",
-      (error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) return false;
-        throw error;
-      },
-    );
-    if (!running)
+    if (!(await turnRunning(parts, threadId)))
       throw new ProblemError(
         409,
         "No turn is running",
@@ -220,7 +212,7 @@ export function threadRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void {
           threadId,
         },
       );
-    await handle.cancel();
+    await client.workflow.getHandle(workflowId).cancel();
     return c.json({ threadId, workflowId, cancelled: true as const }, 202);
   });
 
@@ -334,6 +326,17 @@ export async function ownedThread(
     return { agent: first.origin, principal };
   }
   throw threadNotFound(threadId);
+}
+
+/** Whether a turn of the thread runs, from the workflow's description (no worker needed). */
+export async function turnRunning(parts: AppParts, threadId: string): Promise<boolean> {
+  try {
+    const description = await parts.client.workflow.getHandle(workflowIdOf(threadId)).describe();
+    return description.status.name === "RUNNING";
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }
 
 async function lastPosition(parts: AppParts, threadId: string): Promise<number> {

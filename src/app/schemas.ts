@@ -157,3 +157,58 @@ export const Cancelled = z
   .openapi("Cancelled");
 
 export const AgentList = z.object({ agents: z.array(z.string()) }).openapi("AgentList");
+
+export const RequestParam = ThreadIdParam.extend({
+  requestId: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "requestId", in: "path" }, example: "mail-1:approval" }),
+});
+
+export const PendingRequestView = z
+  .object({
+    requestId: z
+      .string()
+      .openapi({ description: "The id an answer names (POST /threads/{threadId}/requests/{requestId})." }),
+    kind: z.enum(["question", "approval"]),
+    text: z.string().openapi({ description: "What the person reads: the question, or which call waits for approval." }),
+    stream: z.string().openapi({ description: "The stream that asks: `main`, or a delegated task's." }),
+    callId: z.string().nullable(),
+    tool: z.string().nullable().openapi({ description: "The tool that asks or waits for approval." }),
+    arguments: Json.openapi({ description: "The arguments of the call that waits for approval, or null." }),
+    schema: Json.openapi({
+      description:
+        "The JSON schema the answer's payload must fit, or null for any JSON. An approval's is `{ approved: boolean, reason?: string }`.",
+    }),
+    deadline: z.string().nullable().openapi({ description: "When the wait ends (ISO 8601), or null for none." }),
+    hasDefault: z.boolean().openapi({ description: "Whether a passed deadline records a default answer." }),
+    position: z.number().openapi({ description: "The Request event's position in the thread's log." }),
+  })
+  .openapi("PendingRequest");
+
+export const RequestList = z
+  .object({
+    threadId: z.string(),
+    running: z.boolean().openapi({ description: "Whether a turn of the thread runs: only a running turn waits." }),
+    requests: z.array(PendingRequestView),
+  })
+  .openapi("PendingRequests");
+
+export const AnswerBody = z
+  .object({
+    payload: Json.optional().openapi({ description: "The answer: JSON that fits the request's schema." }),
+    approved: z.boolean().optional().openapi({ description: "For an approval: whether the call may run." }),
+    reason: z.string().optional().openapi({ description: "For an approval: why, for the model to read." }),
+  })
+  .openapi("Answer", {
+    description:
+      'Send `{ "payload": ... }`, or for an approval `{ "approved": true }` or `{ "approved": false, "reason": "..." }`.',
+  });
+
+export const Answered = z
+  .object({
+    threadId: z.string(),
+    requestId: z.string(),
+    seq: z.number().openapi({ description: "The recorded Response's seq on its stream." }),
+  })
+  .openapi("Answered");

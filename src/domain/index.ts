@@ -47,10 +47,11 @@ export {
   unansweredRequests,
   pendingRequests,
   answerProblem,
+  answerIssues,
   deadlineOf,
   noAnswerMessage,
 } from "./requests.js";
-export type { Approval } from "./requests.js";
+export type { Approval, AnswerIssues } from "./requests.js";
 export { EventTypes, encode } from "./registry.js";
 export { Trace, turnStarts, inserted } from "./trace.js";
 export { Numbering, elementsOf } from "./numbering.js";

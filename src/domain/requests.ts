@@ -45,6 +45,13 @@ export function pendingRequests(events: readonly Event[]): Request[] {
   return unansweredRequests(events.slice(lastFailure + 1));
 }
 
+/** Why an answer does not fit its Request: the message, and each problem with its path in the payload. */
+export interface AnswerIssues {
+  message: string;
+  /** Each problem, its path in the payload ("" for the payload itself), such as `{ path: "date", message: "..." }`. */
+  issues: { path: string; message: string }[];
+}
+
 /**
  * Why `payload` is no answer to `request`, or null when it fits the request's schema. An approval's
  * answer must fit APPROVAL_SCHEMA whatever its schema says.
@@ -53,21 +60,34 @@ export function answerProblem(
   request: Pick<Request, "kind" | "schema" | "requestId">,
   payload: unknown,
 ): string | null {
+  return answerIssues(request, payload)?.message ?? null;
+}
+
+/** As answerProblem, with each problem's path in the payload, so a caller can name the field. */
+export function answerIssues(
+  request: Pick<Request, "kind" | "schema" | "requestId">,
+  payload: unknown,
+): AnswerIssues | null {
   const schema = request.kind === "approval" ? APPROVAL_SCHEMA : request.schema;
-  if (payload === undefined) return `The answer to request "${request.requestId}" has no payload.`;
-  if (!isJson(payload)) return `The answer to request "${request.requestId}" is not JSON.`;
+  const whole = (message: string) => ({ message, issues: [{ path: "", message }] });
+  if (payload === undefined) return whole(`The answer to request "${request.requestId}" has no payload.`);
+  if (!isJson(payload)) return whole(`The answer to request "${request.requestId}" is not JSON.`);
   if (schema === null) return null;
   let parsed;
   try {
     parsed = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(payload);
   } catch (error) {
-    return `Request "${request.requestId}" has a schema that cannot check answers (${(error as Error).message}).`;
+    return whole(
+      `Request "${request.requestId}" has a schema that cannot check answers (${(error as Error).message}).`,
+    );
   }
   if (parsed.success) return null;
-  const problems = parsed.error.issues.map(
-    (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "payload"}: ${issue.message}`,
-  );
-  return `The answer to request "${request.requestId}" does not fit its schema (${problems.join("; ")}).`;
+  const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+  const problems = issues.map((issue) => `${issue.path || "payload"}: ${issue.message}`);
+  return {
+    message: `The answer to request "${request.requestId}" does not fit its schema (${problems.join("; ")}).`,
+    issues,
+  };
 }
 
 /** When a Request's deadline passes (milliseconds since the epoch), or null when it waits for ever or is not sealed. */

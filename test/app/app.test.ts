@@ -262,6 +262,8 @@ describe("inspecting", () => {
         "POST /threads",
         "POST /threads/{threadId}/cancel",
         "POST /threads/{threadId}/turns",
+        "GET /threads/{threadId}/requests",
+        "POST /threads/{threadId}/requests/{requestId}",
       ].sort(),
     );
   });

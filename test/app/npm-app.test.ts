@@ -75,7 +75,12 @@ it("starts a worker and the app, prints the URL and a curl example, and answers 
     expect(next.status).toBe(202);
     const second = await readEvents(`${url}/threads/${threadId}/events?after=4`, KEY);
     expect(second.at(-1)!.data.status).toBe("completed");
-    // No turn runs now: the README's cancel answers 409.
+    // No turn runs now: nothing waits for an answer, and the README's cancel answers 409.
+    expect(await (await fetch(`${url}/threads/${threadId}/requests`, { headers: KEY })).json()).toMatchObject({
+      running: false,
+      requests: [],
+    });
+    expect((await post(`/threads/${threadId}/requests/call_1:approval`, { approved: true })).status).toBe(404);
     expect((await fetch(`${url}/threads/${threadId}/cancel`, { method: "POST", headers: KEY })).status).toBe(409);
     const listed = (await (await fetch(`${url}/threads`, { headers: KEY })).json()) as {
       threads: { threadId: string }[];
