@@ -5,6 +5,7 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   // test/fixtures/package is the scratch app of scripts/check-package.sh: it imports the installed package.
+  // bench/peer is the scratch project of the peer that bench/temporal.ts compares with: its own dependencies.
   {
     ignores: [
       "dist/**",
@@ -14,6 +15,7 @@ export default tseslint.config(
       ".scratch/**",
       "docs-html/**",
       "test/fixtures/package/**",
+      "bench/peer/**",
     ],
   },
   eslint.configs.recommended,

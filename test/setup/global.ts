@@ -48,7 +48,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 /** The CLI binary: $TEMPORAL_CLI_PATH, else what scripts/provision-temporal.sh finds or builds. */
-function temporalCliPath(): string {
+export function temporalCliPath(): string {
   const fromEnvironment = process.env.TEMPORAL_CLI_PATH;
   if (fromEnvironment) {
     try {
@@ -71,7 +71,8 @@ function temporalCliPath(): string {
   }
 }
 
-async function startTemporal(path: string): Promise<TestWorkflowEnvironment> {
+/** A dev server from the CLI at `path`, in the namespace the tests use, with the soev-agents search attributes. */
+export async function startTemporal(path: string): Promise<TestWorkflowEnvironment> {
   try {
     return await TestWorkflowEnvironment.createLocal({
       server: {

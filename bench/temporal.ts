@@ -1,0 +1,305 @@
+/**
+ * soev-agents on Temporal against the peers, on one dev server and one scripted OpenAI-compatible server
+ * over HTTP: soev-agents turns through startTurn with the OpenAI adapter, a peer-style baseline written by
+ * hand (bench/baseline), and the real peer, @temporalio/openai-agents with the OpenAI Agents SDK
+ * (bench/peer, a scratch project with its own @temporalio versions, installed here on first run). Runs
+ * interleaved; counts come from fetched histories. Writes its section of bench/README.md.
+ *
+ * Run: `npm run bench` (all benchmarks) or `npx tsx bench/temporal.ts`. BENCH_TURNS (default 20) and
+ * BENCH_CONCURRENT (default 100) scale it down for a quick look.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundleWorkflowCode, DefaultLogger, Runtime } from "@temporalio/worker";
+import { startTemporal, temporalCliPath } from "../test/setup/global.js";
+import { bundleTurnWorkflows } from "../worker.js";
+import { markdownTable, writeSection } from "./report.js";
+import { REPORT_CHARACTERS, startScriptedServer } from "./temporal/scripted.js";
+import {
+  conversation,
+  historyCounts,
+  peerInstalled,
+  startWorker,
+  SYSTEMS,
+  type HistoryCounts,
+  type System,
+  type WorkerProcess,
+} from "./temporal/systems.js";
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 20);
+const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
+const CONCURRENT_PASSES = 3;
+const PEER = fileURLToPath(new URL("./peer/", import.meta.url));
+
+const logger = new DefaultLogger("WARN");
+Runtime.install({ logger });
+
+/** Install the peer's scratch project once; null when it is ready, else why it is not. */
+function installPeer(): string | null {
+  if (peerInstalled()) return null;
+  console.log("Installing the peer into bench/peer (npm install --prefix bench/peer) ...");
+  try {
+    execFileSync("npm", ["install", "--prefix", PEER, "--no-audit", "--no-fund"], { stdio: "inherit" });
+    return null;
+  } catch (error) {
+    return `npm install --prefix bench/peer failed: ${(error as Error).message}`;
+  }
+}
+
+/** Write a bundle to a file a worker process loads. */
+function bundleFile(folder: string, name: string, code: string): string {
+  const path = join(folder, `${name}.js`);
+  writeFileSync(path, code);
+  return path;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : "–");
+
+const folder = mkdtempSync(join(tmpdir(), "soev-bench-temporal-"));
+const peerProblem = installPeer();
+const systems: System[] = SYSTEMS.filter((system) => system !== "peer" || peerProblem === null);
+const server = await startScriptedServer();
+const temporal = await startTemporal(temporalCliPath());
+const client = temporal.client;
+const workers = new Map<System, WorkerProcess>();
+const notes: string[] = [];
+if (peerProblem) notes.push(`The peer did not run: ${peerProblem}`);
+try {
+  console.log("Bundling the workflows ...");
+  const bundles = {
+    soev: bundleFile(folder, "soev", (await bundleTurnWorkflows({ logger })).code),
+    baseline: bundleFile(
+      folder,
+      "baseline",
+      (
+        await bundleWorkflowCode({
+          logger,
+          workflowsPath: fileURLToPath(new URL("./baseline/workflows.ts", import.meta.url)),
+        })
+      ).code,
+    ),
+  };
+  const environment = {
+    temporalAddress: temporal.address,
+    modelUrl: server.baseURL,
+    bundles,
+    sqlitePath: join(folder, "trace.sqlite"),
+  };
+  for (const system of [...systems]) {
+    try {
+      workers.set(system, await startWorker(system, environment));
+    } catch (error) {
+      if (system !== "peer") throw error;
+      notes.push(`The peer did not run: ${(error as Error).message.split("\n").slice(0, 6).join(" ")}`);
+      systems.splice(systems.indexOf("peer"), 1);
+    }
+  }
+  const running = () => systems.map((system) => [system, workers.get(system)!.taskQueue] as const);
+
+  // Round trips: a one-pass turn and a three-pass turn on fresh threads (these also warm the workers up).
+  console.log("Counting round trips ...");
+  const onePass = new Map<System, HistoryCounts>();
+  const threePass = new Map<System, HistoryCounts>();
+  for (const [system, taskQueue] of running()) {
+    onePass.set(system, await historyCounts(client, await conversation(system, client, taskQueue).turn(1)));
+    threePass.set(system, await historyCounts(client, await conversation(system, client, taskQueue).turn(3)));
+  }
+
+  // Time and history per turn: one thread per system, TURNS one-pass turns each, interleaved (the order
+  // rotates each turn, so no system always runs first).
+  console.log(`Running ${TURNS} turns per system, interleaved ...`);
+  const threads = new Map(running().map(([system, taskQueue]) => [system, conversation(system, client, taskQueue)]));
+  const times = new Map<System, number[]>(systems.map((system) => [system, []]));
+  const bytes = new Map<System, number[]>(systems.map((system) => [system, []]));
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (let index = 0; index < systems.length; index++) {
+      const system = systems[(turn + index) % systems.length]!;
+      const ran = await threads.get(system)!.turn(1);
+      times.get(system)!.push(ran.milliseconds);
+      bytes.get(system)!.push((await historyCounts(client, ran)).bytes);
+    }
+  }
+
+  // Load: CONCURRENT three-pass turns of fresh threads at once on one worker, each system in turn.
+  console.log(`Running ${CONCURRENT} concurrent ${CONCURRENT_PASSES}-pass turns per system ...`);
+  const load = new Map<System, { seconds: number; failures: number; peakBytes: number; failure?: string }>();
+  for (const [system, taskQueue] of running()) {
+    const worker = workers.get(system)!;
+    worker.resetPeak();
+    const started = performance.now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: CONCURRENT }, () => conversation(system, client, taskQueue).turn(CONCURRENT_PASSES)),
+    );
+    const failed = outcomes.filter((outcome) => outcome.status === "rejected");
+    load.set(system, {
+      seconds: (performance.now() - started) / 1000,
+      failures: failed.length,
+      peakBytes: worker.peakBytes(),
+      ...(failed[0] ? { failure: String((failed[0] as PromiseRejectedResult).reason) } : {}),
+    });
+  }
+
+  writeSection(
+    "Temporal: soev-agents, a peer-style baseline and the peer (`temporal.ts`)",
+    report({ systems, onePass, threePass, times, bytes, load, notes }),
+  );
+  console.log("Wrote the Temporal section of bench/README.md.");
+} finally {
+  for (const worker of workers.values()) await worker.stop();
+  await temporal.teardown();
+  await server.close();
+}
+
+/** The section's markdown: what ran, the tables, the ratios against their targets. */
+function report(measured: {
+  systems: System[];
+  onePass: Map<System, HistoryCounts>;
+  threePass: Map<System, HistoryCounts>;
+  times: Map<System, number[]>;
+  bytes: Map<System, number[]>;
+  load: Map<System, { seconds: number; failures: number; peakBytes: number; failure?: string }>;
+  notes: string[];
+}): string {
+  const { systems, onePass, threePass, times, bytes, load } = measured;
+  const NAMES: Record<System, string> = {
+    soev: "soev-agents",
+    baseline: "baseline",
+    peer: "peer (@temporalio/openai-agents)",
+  };
+  const perPass = (system: System) =>
+    (threePass.get(system)!.activities.length - onePass.get(system)!.activities.length) / 2;
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const medianTime = (system: System) => median(times.get(system)!);
+  const meanBytes = (system: System) => mean(bytes.get(system)!);
+  const has = (system: System) => systems.includes(system);
+
+  const counts = markdownTable([
+    ["system", "activities per pass", "activities, one-pass turn", "history events", "workflow tasks", "activities"],
+    ...systems.map((system) => {
+      const one = onePass.get(system)!;
+      return [
+        NAMES[system],
+        perPass(system),
+        one.activities.length,
+        one.events,
+        one.workflowTasks,
+        one.activities.join(", "),
+      ];
+    }),
+  ]);
+  const perTurn = markdownTable([
+    [
+      "system",
+      "median ms per turn",
+      "soev-agents ÷ it",
+      `history bytes, turn 1`,
+      `turn ${TURNS}`,
+      "mean per turn",
+      "it ÷ soev-agents",
+    ],
+    ...systems.map((system) => [
+      NAMES[system],
+      round(medianTime(system), 1),
+      ratio(medianTime("soev"), medianTime(system)),
+      bytes.get(system)![0]!,
+      bytes.get(system)!.at(-1)!,
+      round(meanBytes(system)),
+      ratio(meanBytes(system), meanBytes("soev")),
+    ]),
+  ]);
+  const concurrent = markdownTable([
+    ["system", "wall seconds", "soev-agents ÷ it", "failures", "worker peak RSS MB"],
+    ...systems.map((system) => {
+      const measuredLoad = load.get(system)!;
+      return [
+        NAMES[system],
+        round(measuredLoad.seconds, 1),
+        ratio(load.get("soev")!.seconds, measuredLoad.seconds),
+        measuredLoad.failures,
+        round(measuredLoad.peakBytes / 2 ** 20),
+      ];
+    }),
+  ]);
+  const check = (met: boolean) => (met ? "met" : "**missed**");
+  const targets: (string | number)[][] = [["target", "measured", ""]];
+  targets.push(
+    [
+      "activities per pass ≤ baseline's",
+      `${perPass("soev")} vs ${perPass("baseline")}`,
+      check(perPass("soev") <= perPass("baseline")),
+    ],
+    [
+      "activities of a one-pass turn ≤ baseline + 1",
+      `${onePass.get("soev")!.activities.length} vs ${onePass.get("baseline")!.activities.length}`,
+      check(onePass.get("soev")!.activities.length <= onePass.get("baseline")!.activities.length + 1),
+    ],
+    [
+      "time per turn ≤ 1.1× baseline",
+      ratio(medianTime("soev"), medianTime("baseline")),
+      check(medianTime("soev") <= 1.1 * medianTime("baseline")),
+    ],
+  );
+  if (has("peer")) {
+    targets.push(
+      [
+        "time per turn ≤ 1.1× peer",
+        ratio(medianTime("soev"), medianTime("peer")),
+        check(medianTime("soev") <= 1.1 * medianTime("peer")),
+      ],
+      [
+        "history per turn ≤ 1/20 of the peer's",
+        `1/${round(meanBytes("peer") / meanBytes("soev"))}`,
+        check(meanBytes("soev") * 20 <= meanBytes("peer")),
+      ],
+    );
+  }
+  targets.push(
+    [
+      "history per turn ≤ 1/20 of the baseline's",
+      `1/${round(meanBytes("baseline") / meanBytes("soev"))}`,
+      check(meanBytes("soev") * 20 <= meanBytes("baseline")),
+    ],
+    [
+      `${CONCURRENT} concurrent turns ≤ 1.3× baseline, 0 failures`,
+      `${ratio(load.get("soev")!.seconds, load.get("baseline")!.seconds)}, ${load.get("soev")!.failures} failures`,
+      check(load.get("soev")!.seconds <= 1.3 * load.get("baseline")!.seconds && load.get("soev")!.failures === 0),
+    ],
+  );
+  const failures = systems.flatMap((system) => {
+    const failure = load.get(system)!.failure;
+    return failure ? [`- First failure of ${NAMES[system]} under load: ${failure.slice(0, 300)}`] : [];
+  });
+  return [
+    `One Temporal dev server, one scripted OpenAI-compatible server over HTTP that answers at once (the model costs nothing: what is measured is orchestration), each system's worker in a process of its own with the SDK's default worker options. soev-agents runs \`startTurn\` with the OpenAI adapter on a SQLite store, its context never shrunk; the baseline (bench/baseline) is a workflow per turn with one activity per model call and per tool call and the whole message list in each model activity's input; the peer (bench/peer) is \`@temporalio/openai-agents\` 1.23.0 with \`@openai/agents\` 0.11.8 on chat completions, a workflow per turn with the thread's items in its input, the tool an activity (\`activityAsTool\`). Every tool result is ${REPORT_CHARACTERS.toLocaleString("en-US")} characters. A pass is one model call and its tool call; a one-pass turn is a pass and the answering model call.`,
+    "",
+    "Round trips, from the fetched history of a one-pass turn and of a three-pass turn on fresh threads:",
+    "",
+    counts,
+    "",
+    `${TURNS} one-pass turns on one thread per system, interleaved (the order rotates each turn); time from start to result:`,
+    "",
+    perTurn,
+    "",
+    `${CONCURRENT} concurrent ${CONCURRENT_PASSES}-pass turns, each a fresh thread, on one worker per system; peak RSS of the worker process during the run:`,
+    "",
+    concurrent,
+    "",
+    "Targets (issue 11):",
+    "",
+    markdownTable(targets),
+    ...(measured.notes.length || failures.length
+      ? ["", ...measured.notes.map((note) => `- ${note}`), ...failures]
+      : []),
+    "",
+    `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, on the shared 2-core development machine: timings move with its load.`,
+  ].join("\n");
+}

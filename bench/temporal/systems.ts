@@ -1,0 +1,168 @@
+/**
+ * The three systems of the Temporal comparison, each behind one interface: its worker in a process of its
+ * own, and a conversation that runs one turn at a time and keeps the thread as that system keeps it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Client } from "@temporalio/client";
+import proto from "@temporalio/proto";
+import { startTurn } from "../../src/temporal/start-turn.js";
+import type { BaselineMessage } from "../baseline/activities.js";
+import { MODEL_NAME, REPORT_CHARACTERS, prompt } from "./scripted.js";
+
+/** The systems compared. */
+export const SYSTEMS = ["soev", "baseline", "peer"] as const;
+/** One of the systems. */
+export type System = (typeof SYSTEMS)[number];
+
+/** A worker process: its pid and how to stop it. */
+export interface WorkerProcess {
+  taskQueue: string;
+  child: ChildProcess;
+  /** The highest resident memory since the last `resetPeak`, in bytes (Linux: VmHWM). */
+  peakBytes(): number;
+  /** Start measuring the peak afresh. */
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+/** Where each worker finds the services. */
+export interface WorkerEnvironment {
+  temporalAddress: string;
+  modelUrl: string;
+  /** The workflow bundle file of the soev-agents worker, and of the baseline's. */
+  bundles: { soev: string; baseline: string };
+  sqlitePath: string;
+}
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const PEER = fileURLToPath(new URL("../peer/", import.meta.url));
+
+/** Start the worker of `system`; it resolves once the worker is ready. */
+export async function startWorker(system: System, environment: WorkerEnvironment): Promise<WorkerProcess> {
+  const taskQueue = `bench-${system}-${randomBytes(4).toString("hex")}`;
+  const args = system === "peer" ? [`${PEER}worker.mjs`] : ["--import", "tsx", `${HERE}worker.ts`];
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      BENCH_SYSTEM: system,
+      BENCH_TASK_QUEUE: taskQueue,
+      BENCH_MODEL_URL: environment.modelUrl,
+      BENCH_BUNDLE: system === "peer" ? "" : environment.bundles[system],
+      BENCH_SQLITE: environment.sqlitePath,
+      BENCH_REPORT_CHARACTERS: String(REPORT_CHARACTERS),
+      TEMPORAL_ADDRESS: environment.temporalAddress,
+      // The peer's SDK would send its traces to OpenAI: there is no OpenAI here.
+      OPENAI_AGENTS_DISABLE_TRACING: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let errors = "";
+  child.stderr!.on("data", (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4_000)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes('"ready"') && resolve());
+    child.on("exit", (code) =>
+      reject(new Error(`The ${system} worker exited (${code}) before it was ready:\n${errors}`)),
+    );
+  });
+  const status = `/proc/${child.pid}/status`;
+  return {
+    taskQueue,
+    child,
+    peakBytes: () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(status, "utf8"))?.[1] ?? NaN) * 1024,
+    // Writing 5 to clear_refs resets the peak resident size (Linux 4.0 and later).
+    resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, "5"),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.on("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Whether the peer's scratch project is installed (bench/peer/node_modules). */
+export function peerInstalled(): boolean {
+  return existsSync(`${PEER}node_modules/@temporalio/openai-agents/package.json`);
+}
+
+/** One turn as run: its workflow, and the milliseconds from start to result. */
+export interface RanTurn {
+  workflowId: string;
+  runId: string;
+  milliseconds: number;
+}
+
+/** A thread of one system: each `turn` runs one turn of `passes` tool calls and waits for it. */
+export interface Conversation {
+  turn(passes: number): Promise<RanTurn>;
+}
+
+/** A new thread of `system` on its worker's task queue. */
+export function conversation(system: System, client: Client, taskQueue: string): Conversation {
+  const threadId = randomUUID();
+  let turns = 0;
+  // The baseline and the peer keep the thread in the workflow's input and result, as the peers do.
+  let messages: BaselineMessage[] = [{ role: "system", content: "You read the day's report." }];
+  let items: unknown[] = [];
+  return {
+    async turn(passes) {
+      const text = prompt(++turns, passes);
+      const started = performance.now();
+      if (system === "soev") {
+        const handle = await startTurn(client, {
+          agent: "reader",
+          threadId,
+          input: { payload: text, model: MODEL_NAME },
+          taskQueue,
+        });
+        await handle.result();
+        return { workflowId: handle.workflowId, runId: handle.runId, milliseconds: performance.now() - started };
+      }
+      const workflowId = `bench-${system}-${threadId}-${turns}`;
+      const handle =
+        system === "baseline"
+          ? await client.workflow.start("baselineTurn", {
+              args: [[...messages, { role: "user", content: text }]],
+              taskQueue,
+              workflowId,
+            })
+          : await client.workflow.start("peerTurn", { args: [items, text], taskQueue, workflowId });
+      const result: unknown = await handle.result();
+      const milliseconds = performance.now() - started;
+      if (system === "baseline") messages = result as BaselineMessage[];
+      else items = result as unknown[];
+      return { workflowId, runId: handle.firstExecutionRunId, milliseconds };
+    },
+  };
+}
+
+/** What a turn cost in Temporal, from its fetched history. */
+export interface HistoryCounts {
+  /** The activity types scheduled, in order (local activities as `local`). */
+  activities: string[];
+  events: number;
+  workflowTasks: number;
+  /** The history's encoded size. */
+  bytes: number;
+}
+
+const { History } = proto.temporal.api.history.v1;
+
+/** Count a turn's activities, events, workflow tasks and bytes from its history. */
+export async function historyCounts(client: Client, turn: RanTurn): Promise<HistoryCounts> {
+  const history = await client.workflow.getHandle(turn.workflowId, turn.runId).fetchHistory();
+  const events = history.events ?? [];
+  return {
+    activities: events.flatMap((event) => {
+      const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      if (name) return [name];
+      return event.markerRecordedEventAttributes?.markerName === "core_local_activity" ? ["local"] : [];
+    }),
+    events: events.length,
+    workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
+    bytes: History.encode(History.fromObject(history)).finish().length,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * A worker of the Temporal comparison in a process of its own, so its peak memory is its own: the
+ * soev-agents turn worker (BENCH_SYSTEM=soev) or the baseline's (BENCH_SYSTEM=baseline), on the task queue
+ * BENCH_TASK_QUEUE of the dev server at TEMPORAL_ADDRESS, with the workflow bundle in BENCH_BUNDLE and the
+ * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM.
+ */
+import { NativeConnection, Worker } from "@temporalio/worker";
+import OpenAI from "openai";
+import { z } from "zod";
+import { SqliteTraceStore } from "../../src/adapters/stores/sqlite.js";
+import { OpenAIChatModel } from "../../src/adapters/openai/chat-model.js";
+import { ToolOutput } from "../../src/domain/events.js";
+import { AgentCatalog } from "../../src/runtime/catalog.js";
+import { tool } from "../../src/runtime/tools/function-tool.js";
+import { ModelLimits, ReActAgent, ReActConfig, Tokens } from "../../src/toolkit/index.js";
+import { createTurnWorker } from "../../worker.js";
+import { baselineActivities } from "../baseline/activities.js";
+import { MODEL_NAME, TOOL, report } from "./scripted.js";
+
+const variable = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`The bench worker needs ${name}; bench/temporal.ts sets it.`);
+  return value;
+};
+
+/** The soev-agents agent of the comparison: the report tool, and a window that never shrinks the thread. */
+function reader(client: OpenAI): ReActAgent {
+  const fetchReport = tool({
+    ...TOOL,
+    args: { part: z.number().int().describe("The part of the report.") },
+    async run({ part }) {
+      return ToolOutput({ text: report(part) });
+    },
+  });
+  return new ReActAgent(
+    new ReActConfig({
+      model: new OpenAIChatModel(client, { model: MODEL_NAME }),
+      prompt: "You read the day's report.",
+      tools: [fetchReport],
+      // The peers send every message to the model; so does this agent, with a window the thread fits in.
+      limits: new ModelLimits({ window: new Tokens(100_000_000) }),
+    }),
+  );
+}
+
+const system = variable("BENCH_SYSTEM");
+const client = new OpenAI({ apiKey: "bench", baseURL: variable("BENCH_MODEL_URL"), maxRetries: 0 });
+const connection = await NativeConnection.connect({ address: variable("TEMPORAL_ADDRESS") });
+const common = {
+  connection,
+  namespace: "default",
+  taskQueue: variable("BENCH_TASK_QUEUE"),
+  workflowBundle: { codePath: variable("BENCH_BUNDLE") },
+};
+let worker: Worker;
+if (system === "soev") {
+  const store = new SqliteTraceStore(variable("BENCH_SQLITE"));
+  worker = await createTurnWorker({ ...common, catalog: new AgentCatalog(store, { reader: reader(client) }) });
+} else if (system === "baseline") {
+  worker = await Worker.create({ ...common, activities: { ...baselineActivities(client) } });
+} else {
+  throw new Error(`BENCH_SYSTEM is "soev" or "baseline", not "${system}".`);
+}
+process.on("SIGTERM", () => worker.shutdown());
+console.log(JSON.stringify({ event: "ready" }));
+await worker.run();
+await connection.close();
