@@ -58,13 +58,18 @@ export async function expireRequest(access: TurnAccess, argument: ExpireRequestA
   }, Context.current().cancellationSignal);
 }
 
-/** A waiting request as the workflow holds it: small, with the time left until its deadline. */
-export function pendingOf(request: Request): PendingRequest {
+/**
+ * A waiting request as the workflow holds it: small, with the time left until its deadline. In idsOnly
+ * mode its text names the kind and the tool only (the question and the call's arguments stay in the trace).
+ */
+export function pendingOf(request: Request, idsOnly = false): PendingRequest {
   const deadline = deadlineOf(request);
+  const tool = request.tool === null ? "" : ` of ${request.tool}`;
+  const withheld = request.kind === "approval" ? `Approve a call${tool}.` : `A question${tool}.`;
   return {
     requestId: request.requestId,
     kind: request.kind,
-    text: shortened(request.text, 400),
+    text: idsOnly ? withheld : shortened(request.text, 400),
     schema: request.schema,
     callId: request.callId,
     tool: request.tool,

@@ -107,7 +107,13 @@ export async function plannedWork(
   const streamLength = trace.stream(scope.stream).length;
   // A stream that waits for a person runs no node until each of its requests is answered.
   const waiting = waitingRequests(trace, scope.stream);
-  if (waiting.length > 0) return { node: null, work: [], streamLength, waiting: waiting.map(pendingOf) };
+  if (waiting.length > 0)
+    return {
+      node: null,
+      work: [],
+      streamLength,
+      waiting: waiting.map((request) => pendingOf(request, scope.idsOnly === true)),
+    };
   const node = pendingNode(graph, context);
   if (node === END) return { node: null, work: [], streamLength };
   const work = graph.step(node).plan({ ...context, node });

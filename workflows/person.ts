@@ -15,6 +15,8 @@ import {
 import {
   ANSWER_UPDATE,
   STATUS_QUERY,
+  markdownCode,
+  markdownEscaped,
   shortened,
   type AnswerArgument,
   type AnswerResult,
@@ -38,6 +40,25 @@ const APPROVAL = {
   required: ["approved"],
   additionalProperties: false,
 };
+
+/**
+ * What the Temporal UI's current details say while a turn waits: the agent, what the first request asks
+ * and its id. Text of the request's (the question, the call's arguments) is escaped, so it shows as
+ * written; in idsOnly mode it is left out and the details name the kind, the tool and the ids only.
+ */
+export function waitingDetails(agent: string, waiting: readonly PendingRequest[], idsOnly: boolean): string {
+  const first = waiting[0]!;
+  const tool = first.tool === null ? "" : ` of ${markdownCode(first.tool)}`;
+  const what = idsOnly
+    ? first.kind === "approval"
+      ? `approval of a call${tool}`
+      : `an answer to a question${tool}`
+    : first.kind === "approval"
+      ? `approval of ${markdownEscaped(shortened(first.text.replace(/^Approve the call /, "").replace(/\?$/, ""), 160))}`
+      : `an answer to "${markdownEscaped(shortened(first.text, 160))}"`;
+  const more = waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : "";
+  return `**${markdownEscaped(agent)}** waits for a person: ${what}${more}. Request ${markdownCode(first.requestId)}: answer with the Update \`${ANSWER_UPDATE}\`.`;
+}
 
 /**
  * Where a turn stands, as the workflow knows it: the node and units running, the requests it waits on,
@@ -120,15 +141,7 @@ export class TurnWatch {
     this.state = "waiting";
     this.running = [];
     this.waiting = waiting;
-    const first = waiting[0]!;
-    const what =
-      first.kind === "approval"
-        ? `approval of \`${shortened(first.text.replace(/^Approve the call /, "").replace(/\?$/, ""), 160)}\``
-        : `an answer to "${shortened(first.text, 160)}"`;
-    const more = waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : "";
-    setCurrentDetails(
-      `**${this.agent}** waits for a person: ${what}${more}. Request \`${first.requestId}\`: answer with the Update \`${ANSWER_UPDATE}\`.`,
-    );
+    setCurrentDetails(waitingDetails(this.agent, waiting, scope.idsOnly === true));
     const answered = () => waiting.some((request) => this.recorded.has(request.requestId));
     const deadlines = waiting.flatMap((request) => (request.deadlineMs === null ? [] : [request.deadlineMs]));
     if (deadlines.length === 0) {

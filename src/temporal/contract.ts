@@ -250,7 +250,7 @@ export interface PendingRequest {
   /** The id the answer names, such as `call_7:approval`. */
   requestId: string;
   kind: "question" | "approval";
-  /** What the person reads (at most 400 characters). */
+  /** What the person reads (at most 400 characters); in idsOnly mode the kind and tool only (the trace has the text). */
   text: string;
   /** The JSON schema an answer must fit, or null for any JSON. An approval's is `{ approved: boolean, reason?: string }`. */
   schema: { [key: string]: TurnJson } | null;
