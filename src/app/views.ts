@@ -6,7 +6,7 @@ import { Failure, Input, ModelOutput, ToolOutput, type Event } from "../domain/e
 import { inserted, type Trace } from "../domain/trace.js";
 import type { JsonValue } from "../domain/json.js";
 import type { AgentCatalog } from "../runtime/catalog.js";
-import type { ModelContext, StepContext } from "../runtime/contracts.js";
+import { callSite } from "../runtime/replay.js";
 import { ProblemError } from "./problems.js";
 
 /** How many characters of a tool result the thread view shows. */
@@ -150,17 +150,6 @@ export interface CallView {
   explain: ExplainedResult[];
 }
 
-/** A builder that can say why results have their forms (a MessageBuilder). */
-interface Explains {
-  explain(trace: Trace): { result: string; form: number; by: unknown; at: number }[];
-}
-
-/** A step that rebuilds its model call's context from the trace (an LlmStep). */
-interface Rebuilds {
-  rebuild(context: StepContext): ModelContext;
-  builder?: unknown;
-}
-
 const FORM_NAMES = ["STUBBED", "COMPRESSED", "FULL"] as const;
 
 /** Model call n of the thread (from 1), rebuilt from the events before it, checked against its recorded hash. */
@@ -193,13 +182,10 @@ export async function callOf(
     request: null,
     explain: [],
   };
-  if (output.origin === null) return view;
-  const before = trace.before(index);
-  const graph = await catalog.graphFor(threadId, agent, before, output.stream);
-  if (!graph.has(output.origin)) return view;
-  const step = graph.step(output.origin) as Partial<Rebuilds>;
-  if (typeof step.rebuild !== "function") return view;
-  const context: StepContext = { threadId, agent, stream: output.stream, node: output.origin, trace: before };
+  const graphAt = (before: Trace, stream: string) => catalog.graphFor(threadId, agent, before, stream);
+  const site = await callSite(trace, index, graphAt, { threadId, agent });
+  if (!site) return view;
+  const { step, context } = site;
   const { request } = step.rebuild(context);
   view.matches = request.hash === output.requestHash;
   view.request = {
@@ -210,14 +196,11 @@ export async function callOf(
       parameters: tool.parameters as JsonValue,
     })),
   };
-  const builder = step.builder as Partial<Explains> | undefined;
-  if (typeof builder?.explain === "function") {
-    view.explain = builder.explain(before.stream(output.stream)).map((shrunk) => ({
-      result: shrunk.result,
-      form: FORM_NAMES[shrunk.form] ?? "FULL",
-      by: String(shrunk.by),
-      at: shrunk.at,
-    }));
-  }
+  view.explain = (step.explain?.(context) ?? []).map((shrunk) => ({
+    result: shrunk.result,
+    form: FORM_NAMES[shrunk.form] ?? "FULL",
+    by: String(shrunk.by),
+    at: shrunk.at,
+  }));
   return view;
 }

@@ -8,7 +8,7 @@ import type { Event, Stream, TaskInput, ToolCall, ToolOutput } from "../domain/e
 import type { Numbering } from "../domain/numbering.js";
 import type { Trace } from "../domain/trace.js";
 import type { ChatRequest } from "../ports/request.js";
-import type { Fragment } from "../ports/model.js";
+import type { Fragment, PreparedRequest } from "../ports/model.js";
 import type { ToolDef } from "../ports/messages.js";
 import type { CallKind, Observer } from "../ports/observer.js";
 import type { Graph } from "./graph.js";
@@ -90,10 +90,24 @@ export interface ModelContext {
   citations: CitationStrategy | null;
 }
 
+/** Why one result has its form at a model call, as a context builder explains it: MessageBuilder gives a Shrunk. */
+export interface ExplainedForm {
+  /** The result's handle, such as "r1". */
+  readonly result: string;
+  /** The form the result has: STUBBED (0), COMPRESSED (1) or FULL (2). */
+  readonly form: number;
+  /** What gave the form, such as a shrink; `String(by)` names it. */
+  readonly by: unknown;
+  /** The number of model calls before the call at which it gave the form. */
+  readonly at: number;
+}
+
 /** Builds the context of the next model call from the trace: a pure function of the trace. */
 export interface ContextBuilder {
   /** The messages, tools and numbering of the next model call, from the trace alone. */
   build(trace: Trace): ModelContext;
+  /** Why each shrunk result has its form at the next model call, in result order; a builder that shrinks nothing leaves it out. */
+  explain?(trace: Trace): readonly ExplainedForm[];
 }
 
 /** The shown form of elements: the text of one event's elements, under their numbers. */
@@ -152,6 +166,24 @@ export interface Step {
   run(context: StepContext, key: string): Promise<Event[]>;
   /** Whether the trace already records the work of `key`: the runner re-checks it before each append. */
   done(context: StepContext, key: string): boolean;
+}
+
+/**
+ * A step that makes a model call and can show that call without making it: an LlmStep, or a step that wraps
+ * one (MessageBuilder's compaction). replay and explain read a graph's model node through it alone.
+ */
+export interface ModelStep extends Step {
+  /** The context the next call gets, rebuilt from the trace. */
+  rebuild(context: StepContext): ModelContext;
+  /** Why each shrunk result has its form at the next call; absent or empty when the builder explains nothing. */
+  explain?(context: StepContext): readonly ExplainedForm[];
+  /** The request as the model's adapter would send it, with what the adapter changed (null when it cannot say); nothing is sent. */
+  prepare?(request: ChatRequest): Promise<PreparedRequest | null>;
+}
+
+/** Whether a step can rebuild its model call's context: a ModelStep. */
+export function isModelStep(step: Step | undefined): step is ModelStep {
+  return typeof (step as Partial<ModelStep> | undefined)?.rebuild === "function";
 }
 
 /**

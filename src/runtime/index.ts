@@ -65,8 +65,9 @@ export { pendingNode } from "./runner/pending.js";
 export { runTask, handOff, handBack, taskGraph, recordedTask } from "./runner/task.js";
 export type { HandOff, RunStreamTurn, TaskContext } from "./runner/task.js";
 export { isDelegation, isTaskStep, taskStream } from "./tools/delegation.js";
-export { replay } from "./replay.js";
-export type { ReplayedCall } from "./replay.js";
+export { replay, explainCall, callSite } from "./replay.js";
+export type { ReplayedCall, BuildGraph, CallSite } from "./replay.js";
+export { isModelStep } from "./contracts.js";
 export type {
   Tool,
   Limit,
@@ -75,6 +76,8 @@ export type {
   ParsedMarker,
   ModelContext,
   ContextBuilder,
+  ExplainedForm,
+  ModelStep,
   Show,
   Step,
   StepContext,

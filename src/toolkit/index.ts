@@ -11,7 +11,7 @@ export type { PromptsFields } from "./prompts/prompts.js";
 export { ModelLayer, ToolTexts, PromptFileFields, PromptFileError } from "./prompts/schema.js";
 export type { PromptFileInput } from "./prompts/schema.js";
 export { ReActAgent, MODEL_NODE, TOOLS_NODE } from "./react/agent.js";
-export type { ReActAgentOptions, ReActConfigFunction, ReActConfigSource } from "./react/agent.js";
+export type { ReActAgentOptions, ReActConfigFunction, ReActConfigSource, ExplainOptions } from "./react/agent.js";
 export { ReActConfig, REACT_DEFAULTS } from "./react/config.js";
 export type { ReActConfigOptions, PromptSetting, ToolStatesOf } from "./react/config.js";
 export { ToolDeclaration, REQUIRED_TOOL_INSTRUCTION, DECLARATION_DEFAULTS } from "./react/declaration.js";

@@ -4,8 +4,9 @@ import { resultHandles } from "../tools/ids.js";
 import { readMarkers } from "../citations.js";
 import { mapArguments } from "../tools/arguments.js";
 import { TransientError } from "../../ports/errors.js";
-import type { ChatModel } from "../../ports/model.js";
-import type { ContextBuilder, ModelContext, Step, StepContext, Work } from "../contracts.js";
+import { preparesRequests, type ChatModel, type PreparedRequest } from "../../ports/model.js";
+import type { ChatRequest } from "../../ports/request.js";
+import type { ContextBuilder, ExplainedForm, ModelContext, ModelStep, StepContext, Work } from "../contracts.js";
 import { streamTrace, turnEvents } from "../../domain/trace.js";
 
 /** The parts of an LlmStep. */
@@ -23,7 +24,7 @@ export interface LlmStepOptions {
  * when someone follows the thread), cuts the citation markers out, maps element numbers in tool-call
  * arguments to real ids, and records one ModelOutput with the prompt's characters and the request's hash.
  */
-export class LlmStep implements Step {
+export class LlmStep implements ModelStep {
   readonly builder: ContextBuilder;
   readonly model: ChatModel;
   readonly modelName: string | null;
@@ -53,6 +54,16 @@ export class LlmStep implements Step {
   /** The context the next call of this step gets: what replay rebuilds. */
   rebuild(context: StepContext): ModelContext {
     return this.builder.build(streamTrace(context));
+  }
+
+  /** Why each shrunk result has its form at the next call, as the builder explains it; empty when it cannot. */
+  explain(context: StepContext): readonly ExplainedForm[] {
+    return this.builder.explain?.(streamTrace(context)) ?? [];
+  }
+
+  /** The request as the adapter would send it to this step's model (PreparesRequests), or null when it cannot say. */
+  async prepare(request: ChatRequest): Promise<PreparedRequest | null> {
+    return preparesRequests(this.model) ? this.model.prepare(request, { model: this.modelName }) : null;
   }
 
   async run(context: StepContext, key: string): Promise<Event[]> {

@@ -8,7 +8,8 @@ import { Compaction, type Event, type LogEntry, ModelOutput, ToolOutput } from "
 import { type Trace, streamTrace, turnStarts } from "../../domain/trace.js";
 import { UserMessage } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
-import type { ModelContext, Step, StepContext, Work } from "../../runtime/contracts.js";
+import type { PreparedRequest } from "../../ports/model.js";
+import type { ExplainedForm, ModelContext, ModelStep, StepContext, Work } from "../../runtime/contracts.js";
 import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import { CompactionError, ContextFullError } from "./errors.js";
 import { type ModelLimits, Share, type Threshold } from "./limits.js";
@@ -132,7 +133,7 @@ export interface AssessingBuilder {
  * The model step with compaction before it. A summary that replaces nothing raises CompactionError; a
  * context that does not fit when nothing more can be replaced, or after the summary, raises ContextFullError.
  */
-export class CompactingStep implements Step {
+export class CompactingStep implements ModelStep {
   constructor(
     /** The model step whose calls this step compacts for. */
     readonly step: LlmStep,
@@ -154,6 +155,16 @@ export class CompactingStep implements Step {
   /** The context the next call gets: what replay rebuilds (after a recorded Compaction, it shows its summary). */
   rebuild(context: StepContext): ModelContext {
     return this.step.rebuild(context);
+  }
+
+  /** Why each shrunk result has its form at the next call: the model step's builder explains it. */
+  explain(context: StepContext): readonly ExplainedForm[] {
+    return this.step.explain(context);
+  }
+
+  /** The request as the model step's adapter would send it, or null when it cannot say. */
+  prepare(request: ChatRequest): Promise<PreparedRequest | null> {
+    return this.step.prepare(request);
   }
 
   /** Make the call, after a summary when the context is over the compact's when or does not fit: [Compaction, output] or [output]. */

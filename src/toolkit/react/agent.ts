@@ -3,7 +3,10 @@ import type { z } from "zod";
 import type { ElementType } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { ModelOutput, type EventType } from "../../domain/events.js";
-import type { Agent } from "../../runtime/agent.js";
+import { accepted, type Agent } from "../../runtime/agent.js";
+import type { ExplainedForm } from "../../runtime/contracts.js";
+import { explainCall } from "../../runtime/replay.js";
+import type { Trace } from "../../domain/trace.js";
 import { Budget } from "../../runtime/budget.js";
 import { InputDeniedError } from "../../runtime/errors.js";
 import { END, Graph } from "../../runtime/graph.js";
@@ -40,6 +43,12 @@ export interface ReActAgentOptions<T> {
   elementTypes?: readonly ElementType<any, any>[];
   /** The event types that the agent records beyond the core ones. */
   eventTypes?: readonly EventType<any, any>[];
+}
+
+/** The options of ReActAgent.explain. */
+export interface ExplainOptions<R> {
+  /** The thread's resources, which a config function reads; default undefined. */
+  resources?: R;
 }
 
 /** The model node of a ReAct turn. */
@@ -156,6 +165,32 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
         (trace.byType(ModelOutput).at(-1)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END,
       )
       .addEdge(TOOLS_NODE, (trace) => (budget.spent(trace) ? END : MODEL_NODE));
+  }
+
+  /**
+   * Why each shrunk result has its form at a recorded model call of a thread: the turn's graph is built
+   * again from the input that opened it (and `resources`, for a config function), and the call's context
+   * builder explains the trace before the call. Empty when nothing is shrunk or the builder has no limits.
+   * A call on a task's stream is explained by the builder of the delegation's graph.
+   *
+   * @example
+   * ```ts
+   * import { ModelOutput, type Trace } from "soev-agents/domain";
+   * import type { ReActAgent } from "soev-agents/toolkit";
+   *
+   * declare const agent: ReActAgent;
+   * declare const trace: Trace;
+   * for (const shrunk of await agent.explain(trace, trace.byType(ModelOutput).at(-1)!)) {
+   *   console.log(shrunk.result, shrunk.form, String(shrunk.by), shrunk.at);
+   * }
+   * ```
+   * @throws ValueError when `call` is not a ModelOutput of `trace`.
+   * @throws InputDeniedError, ValueError or PromptFileError when the turn's graph cannot be built, as `build`.
+   */
+  explain(trace: Trace, call: ModelOutput, options: ExplainOptions<R> = {}): Promise<readonly ExplainedForm[]> {
+    return explainCall(trace, call, (input) =>
+      this.build(options.resources as R, accepted(this.input, input)[1], input.model),
+    );
   }
 
   private configFor(resources: R, turn: T, model: string): ReActConfig<T> {
