@@ -37,7 +37,8 @@ export interface FollowOptions {
 
 /** An event as the stream sends it: its position, header and own fields. */
 export function eventData(entry: LogEntry<StoredEvent>): Record<string, unknown> {
-  const { payload, ...header } = entry.event;
+  // The fingerprint that checked the event is the store's business, not the client's.
+  const { payload, checked: _checked, ...header } = entry.event;
   return { position: entry.position, ...header, ...payload };
 }
 

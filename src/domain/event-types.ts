@@ -35,6 +35,12 @@ export interface EventHeader {
 export interface StoredEvent extends EventHeader {
   /** The event's own fields as JSON. The store never reads it. */
   payload: JsonObject;
+  /**
+   * The fingerprint of the event types that checked the event when it was appended (EventTypes.check):
+   * a registry with the same fingerprint decodes it without checking it again. Absent on events appended
+   * unchecked and on events restored with load, which are checked on every decode.
+   */
+  checked?: string;
 }
 
 /** One entry of a thread's log: an event and its position (1, 2, 3, ... in the order the store accepted it). */

@@ -1,8 +1,10 @@
 /**
  * EventTypes: the registry that encodes events to StoredEvents and decodes them back through zod.
  * An unknown type, or a payload that does not fit, gives a DecodeError naming the type and the field.
+ * An event is checked once, when it is appended (`check`): the stored event carries the registry's
+ * fingerprint, and a registry with the same fingerprint decodes it without running the schemas again.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { DecodeError, ValueError } from "./errors.js";
 import { CORE_EVENT_TYPES, type Event, type EventType, type StoredEvent } from "./events.js";
 import { Element, Reference, Source, type ElementType } from "./elements.js";
@@ -38,6 +40,7 @@ export function encode(event: Event): StoredEvent {
 export class EventTypes {
   private readonly events = new Map<string, EventType<any, any>>();
   private readonly elements = new Map<string, ElementType<any, any>>();
+  private print: string | null | undefined;
 
   constructor(options: { events?: readonly EventType<any, any>[]; elements?: readonly ElementType<any, any>[] } = {}) {
     for (const type of [...CORE_EVENT_TYPES, ...(options.events ?? [])]) this.add(this.events, type);
@@ -54,30 +57,71 @@ export class EventTypes {
     return this.elements;
   }
 
-  /** Read a StoredEvent back as its event, checking the payload and each element against their types. */
+  /**
+   * What the registry's schemas are, as a short hash of their JSON Schemas: two registries with the same
+   * fingerprint decode alike. Null when a schema has a transform (JSON Schema cannot show it): such a
+   * registry always runs the full check. Refinements do not show in JSON Schema, so changing only a
+   * refinement keeps the fingerprint: events checked before are trusted.
+   */
+  get fingerprint(): string | null {
+    if (this.print === undefined) this.print = fingerprintOf(this.events, this.elements);
+    return this.print;
+  }
+
+  /**
+   * Check an event before it is appended and make its StoredEvent: the full decode, so a wrong field
+   * fails here and nothing is written, and a payload in the form the decode gives (fields in schema
+   * order, defaults filled), stamped with the fingerprint so that a read can trust it.
+   */
+  check(event: Event): StoredEvent {
+    const checked = encode(this.fullDecode(encode(event)));
+    const print = this.fingerprint;
+    return print === null ? checked : { ...checked, checked: print };
+  }
+
+  /**
+   * Read a StoredEvent back as its event. An event that this registry's fingerprint checked at append is
+   * taken as stored (its type and element types must still be known); any other (restored with load,
+   * appended by hand, or checked by other schemas) is checked against its type and element types.
+   */
   decode(stored: StoredEvent): Event {
-    const type = this.events.get(stored.type);
-    if (!type) {
-      throw new DecodeError(`Unknown event type "${stored.type}": register it in the agent's eventTypes.`, {
+    if (stored.checked === undefined || stored.checked !== this.fingerprint) return this.fullDecode(stored);
+    const payload: unknown = stored.payload;
+    this.typeOf(stored.type);
+    if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
+      throw new DecodeError(`The payload of event "${stored.type}" is not a JSON object: the row is corrupt.`, {
         details: { type: stored.type },
       });
     }
-    const fields = parse(type.schema, stored.payload, `event "${stored.type}"`);
+    const fields = payload as Record<string, unknown>;
+    if (Array.isArray(fields.elements)) for (const element of fields.elements) this.elementTypeOf(element);
+    return withHeader(fields, stored);
+  }
+
+  /** Read a StoredEvent back as its event through the full check of its payload and elements, whoever wrote it. */
+  fullDecode(stored: StoredEvent): Event {
+    const fields = parse(this.typeOf(stored.type).schema, stored.payload, `event "${stored.type}"`);
     if (Array.isArray(fields.elements)) fields.elements = fields.elements.map((element) => this.decodeElement(element));
-    return {
-      ...fields,
-      type: stored.type,
-      stream: stored.stream,
-      actor: stored.actor,
-      origin: stored.origin,
-      seq: stored.seq,
-      ts: stored.ts,
-      version: stored.version,
-    };
+    return withHeader(fields, stored);
   }
 
   /** Check one element against its registered type. */
   decodeElement(value: unknown): Element {
+    const type = this.elementTypeOf(value);
+    return { ...parse(type.schema, value, `element "${type.name}"`), type: type.name } as Element;
+  }
+
+  private typeOf(name: string): EventType<any, any> {
+    const type = this.events.get(name);
+    if (!type) {
+      throw new DecodeError(`Unknown event type "${name}": register it in the agent's eventTypes.`, {
+        details: { type: name },
+      });
+    }
+    return type;
+  }
+
+  private elementTypeOf(value: unknown): ElementType<any, any> {
     const name = (value as { type?: unknown } | null)?.type;
     const type = typeof name === "string" ? this.elements.get(name) : undefined;
     if (!type) {
@@ -85,7 +129,7 @@ export class EventTypes {
         details: { type: name },
       });
     }
-    return { ...parse(type.schema, value, `element "${String(name)}"`), type: name } as Element;
+    return type;
   }
 
   private add<T extends { name: string }>(map: Map<string, T>, type: T): void {
@@ -93,6 +137,50 @@ export class EventTypes {
     if (known && known !== type) throw new ValueError(`Two different types are registered as "${type.name}".`);
     map.set(type.name, type);
   }
+}
+
+/** The event of a payload's fields and a stored header, the header fields last. */
+function withHeader(fields: Record<string, unknown>, stored: StoredEvent): Event {
+  return {
+    ...fields,
+    type: stored.type,
+    stream: stored.stream,
+    actor: stored.actor,
+    origin: stored.origin,
+    seq: stored.seq,
+    ts: stored.ts,
+    version: stored.version,
+  };
+}
+
+/** Bumped when what a check guarantees changes, so that events checked under the old rules are checked again. */
+const CHECK_FORMAT = 1;
+
+function fingerprintOf(
+  events: ReadonlyMap<string, { schema: z.ZodObject<any> }>,
+  elements: ReadonlyMap<string, { schema: z.ZodObject<any> }>,
+): string | null {
+  const described = (types: ReadonlyMap<string, { schema: z.ZodObject<any> }>) =>
+    [...types]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, type]) => [name, z.toJSONSchema(type.schema)]);
+  let text: string;
+  try {
+    text = JSON.stringify([CHECK_FORMAT, described(events), described(elements)]);
+  } catch {
+    return null;
+  }
+  return hash(text);
+}
+
+/** A 64-bit FNV-1a hash of a text, as 16 hex digits: a fingerprint, not a defence against forgery. */
+function hash(text: string): string {
+  let value = 0xcbf29ce484222325n;
+  for (let index = 0; index < text.length; index++) {
+    value ^= BigInt(text.charCodeAt(index));
+    value = (value * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return value.toString(16).padStart(16, "0");
 }
 
 function parse(schema: z.ZodObject<any>, value: unknown, what: string): Record<string, any> {

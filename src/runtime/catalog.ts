@@ -1,7 +1,7 @@
 /** AgentCatalog: the registry of agents by name, over one store, and the threads it runs locally. */
 import { randomUUID } from "node:crypto";
 import { Input, TaskInput } from "../domain/events.js";
-import { encode, EventTypes } from "../domain/registry.js";
+import { EventTypes } from "../domain/registry.js";
 import type { Trace } from "../domain/trace.js";
 import type { Observer } from "../ports/observer.js";
 import type { TraceStore } from "../ports/store.js";
@@ -92,7 +92,7 @@ export class AgentCatalog {
   async open(agent: string, input: Input, options: { threadId?: string } = {}): Promise<[Thread, Input]> {
     accepted(this.agent(agent).input, input);
     const threadId = options.threadId ?? randomUUID();
-    const [stored] = await this.store.append(threadId, [encode(this.opening(agent, input))], {
+    const [stored] = await this.store.append(threadId, [this.types(agent).check(this.opening(agent, input))], {
       expected: { [input.stream]: 0 },
     });
     return [new Thread(this, threadId, agent), this.types(agent).decode(stored!) as Input];

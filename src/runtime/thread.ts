@@ -1,7 +1,6 @@
 /** Thread: one conversation of a catalog, run in-process by the local runner. */
 import { randomUUID } from "node:crypto";
 import { Input, MAIN } from "../domain/events.js";
-import { encode } from "../domain/registry.js";
 import type { Trace } from "../domain/trace.js";
 import type { Fragment } from "../ports/model.js";
 import { accepted } from "./agent.js";
@@ -109,7 +108,9 @@ export class Thread {
   /** Record an input that starts a new turn, and run the turn. Returns the trace. */
   async send(input: Input, options: ResumeOptions = {}): Promise<Trace> {
     accepted(this.catalog.agent(this.agent).input, input);
-    await this.catalog.store.append(this.id, [encode(this.catalog.opening(this.agent, input))]);
+    await this.catalog.store.append(this.id, [
+      this.catalog.types(this.agent).check(this.catalog.opening(this.agent, input)),
+    ]);
     return this.resume(options);
   }
 }

@@ -3,7 +3,7 @@ import type { PoolClient } from "pg";
 import type { EventRow, LeaseState } from "./rules.js";
 
 const EVENT_COLUMNS =
-  "e.position, e.type, e.stream, e.actor, e.origin, e.payload::text AS payload, e.seq, e.ts, e.version";
+  "e.position, e.type, e.stream, e.actor, e.origin, e.payload::text AS payload, e.seq, e.ts, e.version, e.checked";
 
 /** The statements of a store on `s`, the quoted schema name. */
 export function postgresStatements(s: string) {
@@ -19,12 +19,12 @@ export function postgresStatements(s: string) {
     streamLengths: `SELECT stream, max(seq) + 1 AS length FROM ${s}.trace_events WHERE thread_key = $1 AND stream = ANY($2::text[]) GROUP BY stream`,
     insertThread: `INSERT INTO ${s}.trace_threads (id, length, first_ts) VALUES ($1, 0, $2) RETURNING key::text AS key`,
     insertEvents:
-      `INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version) ` +
-      "SELECT $1::bigint, u.position, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, u.ts, u.version FROM unnest(" +
-      "$2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[]" +
-      ") AS u(position, type, stream, actor, origin, payload, seq, ts, version)",
-    /** The whole append in one round trip (the trace_append function of migration 2). */
-    append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) AS outcome`,
+      `INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked) ` +
+      "SELECT $1::bigint, u.position, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, u.ts, u.version, u.checked FROM unnest(" +
+      "$2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[]" +
+      ") AS u(position, type, stream, actor, origin, payload, seq, ts, version, checked)",
+    /** The whole append in one round trip (the trace_append function of migration 3). */
+    append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS outcome`,
     grow: `UPDATE ${s}.trace_threads SET length = $2 WHERE key = $1::bigint`,
     deleteThread: `DELETE FROM ${s}.trace_threads WHERE id = $1`,
     notify: "SELECT pg_notify($1, $2)",
@@ -68,6 +68,7 @@ export async function insertEvents(
     column("seq"),
     column("ts"),
     column("version"),
+    column("checked"),
   ]);
 }
 

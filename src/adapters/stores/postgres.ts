@@ -146,6 +146,7 @@ export class PostgresTraceStore implements TraceStore {
             column("payload"),
             column("version"),
             ts,
+            column("checked"),
           ])
         ).rows[0]!.outcome,
     );

@@ -63,11 +63,20 @@ export function seal(
 
 /** The entry a read yields for a row: the payload parsed from its JSON text. */
 export function toEntry(row: EventRow): LogEntry<StoredEvent> {
-  const { position, type, stream, actor, origin, payload, seq, ts, version } = row;
-  return {
-    position,
-    event: { type, stream, actor, origin, payload: JSON.parse(payload) as StoredEvent["payload"], seq, ts, version },
+  const { position, type, stream, actor, origin, payload, seq, ts, version, checked } = row;
+  const event: StoredEvent = {
+    type,
+    stream,
+    actor,
+    origin,
+    payload: JSON.parse(payload) as StoredEvent["payload"],
+    seq,
+    ts,
+    version,
   };
+  // Absent rather than null: an unchecked event reads as the caller appended it.
+  if (checked != null) event.checked = checked;
+  return { position, event };
 }
 
 /** Whether `lease` is the thread's current lease, whether or not it expired or was released. */

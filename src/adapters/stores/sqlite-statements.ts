@@ -24,6 +24,7 @@ CREATE TABLE IF NOT EXISTS trace_events (
   seq INTEGER NOT NULL,
   ts TEXT NOT NULL,
   version TEXT,
+  checked TEXT,
   PRIMARY KEY (thread_key, position)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS trace_events_stream ON trace_events (thread_key, stream, seq);
@@ -36,7 +37,7 @@ CREATE TABLE IF NOT EXISTS trace_leases (
 );
 `;
 
-const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payload, e.seq, e.ts, e.version";
+const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payload, e.seq, e.ts, e.version, e.checked";
 
 /** The statements, by name. */
 const SQL = {
@@ -44,8 +45,8 @@ const SQL = {
   streamLength: "SELECT coalesce(max(seq) + 1, 0) AS length FROM trace_events WHERE thread_key = ? AND stream = ?",
   insertThread: "INSERT INTO trace_threads (id, length, first_ts) VALUES (?, 0, ?)",
   insertEvent:
-    "INSERT INTO trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version) " +
-    "VALUES (@key, @position, @type, @stream, @actor, @origin, @payload, @seq, @ts, @version)",
+    "INSERT INTO trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked) " +
+    "VALUES (@key, @position, @type, @stream, @actor, @origin, @payload, @seq, @ts, @version, @checked)",
   grow: "UPDATE trace_threads SET length = ? WHERE key = ?",
   deleteEvents: "DELETE FROM trace_events WHERE thread_key = ?",
   deleteThread: "DELETE FROM trace_threads WHERE key = ?",
@@ -66,8 +67,11 @@ const SQL = {
 /** The prepared statements of one SqliteTraceStore. */
 export type SqliteStatements = { [name in keyof typeof SQL]: Statement };
 
-/** Create the tables if they are missing, and prepare the statements. */
+/** Create the tables if they are missing (and the columns that later versions added), and prepare the statements. */
 export function sqliteStatements(db: Database): SqliteStatements {
   db.exec(SCHEMA);
+  const columns = db.prepare("SELECT name FROM pragma_table_info('trace_events')").pluck().all() as string[];
+  // A file of an earlier version: its events were not checked at append, so they keep a null fingerprint.
+  if (!columns.includes("checked")) db.exec("ALTER TABLE trace_events ADD COLUMN checked TEXT");
   return Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as SqliteStatements;
 }

@@ -13,6 +13,8 @@ export class StoreClosedError extends CallerError {}
 /** An event that passed the checks: its header, and its payload as JSON text. */
 export interface PreparedEvent extends Omit<EventHeader, "seq" | "ts"> {
   payload: string;
+  /** The fingerprint of the event types that checked it (StoredEvent.checked), or null. */
+  checked: string | null;
 }
 
 /** An event to restore with load: prepared, with the seq and ts it keeps. */
@@ -75,8 +77,9 @@ export function prepareLoad(events: readonly StoredEvent[]): SealedEvent[] {
       );
     }
     lengths.set(prepared.stream, expected + 1);
-    // One format for every ts, so that threads sort by their first event's time as text.
-    return { ...prepared, seq: expected, ts: new Date(time).toISOString() };
+    // One format for every ts, so that threads sort by their first event's time as text. A restore is an
+    // import: its events are checked on every decode, whatever they say checked them.
+    return { ...prepared, checked: null, seq: expected, ts: new Date(time).toISOString() };
   });
 }
 
@@ -146,9 +149,11 @@ function prepare(event: StoredEvent, index: number): PreparedEvent {
     throw new ValueError(`${what} has an origin that is not a string.`);
   if (event.version != null && typeof event.version !== "string")
     throw new ValueError(`${what} has a version that is not a string.`);
+  if (event.checked != null && typeof event.checked !== "string")
+    throw new ValueError(`${what} has a checked fingerprint that is not a string; leave it out.`);
   // PostgreSQL text cannot hold NUL; refusing it everywhere keeps the three stores alike.
-  if ([event.type, event.stream, event.origin, event.version].some((text) => text?.includes("\0"))) {
-    throw new ValueError(`${what} has a NUL character in its type, stream, origin or version.`);
+  if ([event.type, event.stream, event.origin, event.version, event.checked].some((text) => text?.includes("\0"))) {
+    throw new ValueError(`${what} has a NUL character in its type, stream, origin, version or checked.`);
   }
   const payload: unknown = event.payload;
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
@@ -171,6 +176,7 @@ function prepare(event: StoredEvent, index: number): PreparedEvent {
     origin: event.origin ?? null,
     payload: json,
     version: event.version ?? null,
+    checked: event.checked ?? null,
   };
 }
 

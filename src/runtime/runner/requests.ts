@@ -5,7 +5,6 @@
  */
 import { Failure, Request, Response } from "../../domain/events.js";
 import { CallerError } from "../../domain/errors.js";
-import { encode } from "../../domain/registry.js";
 import {
   answerProblem,
   NO_ANSWER_ERROR,
@@ -15,7 +14,7 @@ import {
 } from "../../domain/requests.js";
 import { turnEvents, type Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
-import { append, readTrace, type Recorder } from "./work.js";
+import { append, appendFact, readTrace, type Recorder } from "./work.js";
 
 /** An answer that is refused: no such request waits, it is answered already, or the payload does not fit. */
 export class AnswerRefusedError extends CallerError {}
@@ -124,8 +123,7 @@ export async function recordTurnFailure(
     origin: failure.node ?? null,
     version: recorder.version ?? null,
   });
-  const [stored] = await recorder.store.append(recorder.threadId, [encode(event)], { lease: recorder.lease ?? null });
-  return recorder.types.decode(stored!) as Failure;
+  return (await appendFact(recorder, event)) as Failure;
 }
 
 function responseTo(request: Request, payload: Response["payload"]): Response {

@@ -6,7 +6,7 @@
  * trace's last one (`read({ after })`), so a worker's cost per unit does not grow with the thread.
  */
 import { type Event, Failure, type Input, type LogEntry, Request, type StoredEvent } from "../../domain/events.js";
-import { encode, type EventTypes } from "../../domain/registry.js";
+import type { EventTypes } from "../../domain/registry.js";
 import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
 import { scrubSecrets } from "../../ports/secrets.js";
@@ -20,6 +20,8 @@ export const CACHED_THREADS = 256;
 interface Cached {
   types: EventTypes;
   trace: Trace;
+  /** How many of the trace's entries came from a read; those after are the cache's own appends, unconfirmed. */
+  confirmed: number;
 }
 
 const caches = new WeakMap<TraceStore, Map<string, Cached>>();
@@ -30,16 +32,14 @@ const caches = new WeakMap<TraceStore, Map<string, Cached>>();
  * loaded again), it is read whole.
  */
 export async function readTrace(store: TraceStore, types: EventTypes, threadId: string): Promise<Trace> {
-  let threads = caches.get(store);
-  if (!threads) caches.set(store, (threads = new Map()));
-  const cached = threads.get(threadId);
-  const trace =
-    (cached?.types === types ? await toppedUp(store, types, threadId, cached.trace) : undefined) ??
-    new Trace(await decoded(store, types, threadId, 0));
-  // Map order is insertion order: the first key is the least recently read.
-  threads.delete(threadId);
-  threads.set(threadId, { types, trace });
-  if (threads.size > CACHED_THREADS) threads.delete(threads.keys().next().value!);
+  const cached = cachesOf(store).get(threadId);
+  let trace = cached?.types === types ? await toppedUp(store, types, threadId, cached.trace) : undefined;
+  // The cache's own appends sit where no other writer came between; when one did, read again from
+  // the last entry that a read confirmed.
+  if (trace === undefined && cached?.types === types && cached.confirmed < cached.trace.length)
+    trace = await toppedUp(store, types, threadId, new Trace(cached.trace.entries.slice(0, cached.confirmed)));
+  trace ??= new Trace(await decoded(store, types, threadId, 0));
+  remember(store, threadId, { types, trace, confirmed: trace.length });
   return trace;
 }
 
@@ -47,6 +47,34 @@ export async function readTrace(store: TraceStore, types: EventTypes, threadId: 
 export function forgetTrace(store: TraceStore, threadId?: string): void {
   if (threadId === undefined) caches.delete(store);
   else caches.get(store)?.delete(threadId);
+}
+
+function cachesOf(store: TraceStore): Map<string, Cached> {
+  let threads = caches.get(store);
+  if (!threads) caches.set(store, (threads = new Map()));
+  return threads;
+}
+
+function remember(store: TraceStore, threadId: string, cached: Cached): void {
+  const threads = cachesOf(store);
+  // Map order is insertion order: the first key is the least recently used.
+  threads.delete(threadId);
+  threads.set(threadId, cached);
+  if (threads.size > CACHED_THREADS) threads.delete(threads.keys().next().value!);
+}
+
+/**
+ * Extend the cached trace with events that an append on top of `base` just recorded, when `base` is what
+ * the cache holds: the next read then fetches only what others wrote since. Their positions are assumed
+ * to follow `base`; the next read checks its anchor (position, stream, seq, ts) and reads again from the
+ * last confirmed entry when another stream's writer came between.
+ */
+function extendCached(recorder: Recorder, base: Trace, recorded: readonly Event[]): void {
+  const cached = caches.get(recorder.store)?.get(recorder.threadId);
+  if (cached?.types !== recorder.types || cached.trace !== base || recorded.length === 0) return;
+  const from = base.position;
+  const trace = base.with(recorded.map((event, index) => ({ position: from + index + 1, event })));
+  remember(recorder.store, recorder.threadId, { ...cached, trace });
 }
 
 async function toppedUp(
@@ -164,12 +192,29 @@ export async function append(
   stream: string,
 ): Promise<Event[]> {
   const expected = { [stream]: trace.stream(stream).length };
-  const stored = await recorder.store.append(
-    recorder.threadId,
-    events.map((event) => encode({ ...event, version: event.version ?? recorder.version ?? null })),
-    { expected, lease: recorder.lease ?? null },
-  );
-  return stored.map((event) => recorder.types.decode(event));
+  const stored = await recorder.store.append(recorder.threadId, checked(recorder, events), {
+    expected,
+    lease: recorder.lease ?? null,
+  });
+  const recorded = stored.map((event) => recorder.types.decode(event));
+  extendCached(recorder, trace.thread, recorded);
+  return recorded;
+}
+
+/**
+ * Append a fact, unchecked by `expected` (a Failure): whatever the stream holds, it happened. The cache is
+ * not extended (no read fixed where it lands); the next read fetches it.
+ */
+export async function appendFact(recorder: Recorder, event: Event): Promise<Event> {
+  const [stored] = await recorder.store.append(recorder.threadId, checked(recorder, [event]), {
+    lease: recorder.lease ?? null,
+  });
+  return recorder.types.decode(stored!);
+}
+
+/** The events as the store takes them, each checked against its type (nothing is written when one fails). */
+function checked(recorder: Recorder, events: readonly Event[]): StoredEvent[] {
+  return events.map((event) => recorder.types.check({ ...event, version: event.version ?? recorder.version ?? null }));
 }
 
 /** Record that a step failed: the error's class name and message. A fact: appended unchecked by `expected`. */
@@ -187,8 +232,7 @@ export async function recordFailure(
     origin: where.node,
     version: recorder.version ?? null,
   });
-  const [stored] = await recorder.store.append(recorder.threadId, [encode(failure)], { lease: recorder.lease ?? null });
-  return recorder.types.decode(stored!);
+  return appendFact(recorder, failure);
 }
 
 /** Call an observer method; an observer that raises is logged and never changes the run. */
