@@ -34,6 +34,27 @@ function openFile(): { path: string; store: SqliteTraceStore; other(): Promise<T
 traceStoreConformance("SqliteTraceStore", async () => openFile());
 
 describe("SqliteTraceStore", () => {
+  it("opens a file of an earlier version (no checked column): it adds the column and reads the old events unchecked", async () => {
+    const path = join(folder, `store-${++files}.db`);
+    const old = new BetterSqlite3(path);
+    old.exec(
+      "CREATE TABLE trace_threads (key INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, length INTEGER NOT NULL, first_ts TEXT NOT NULL);" +
+        "CREATE TABLE trace_events (thread_key INTEGER NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL, stream TEXT NOT NULL, " +
+        "actor TEXT NOT NULL, origin TEXT, payload TEXT NOT NULL, seq INTEGER NOT NULL, ts TEXT NOT NULL, version TEXT, PRIMARY KEY (thread_key, position)) WITHOUT ROWID;" +
+        "INSERT INTO trace_threads (id, length, first_ts) VALUES ('old', 1, '2026-01-01T00:00:00.000Z');" +
+        "INSERT INTO trace_events VALUES (1, 1, 'note', 'main', 'system', NULL, '{\"i\":0}', 0, '2026-01-01T00:00:00.000Z', NULL);",
+    );
+    old.close();
+    const store = new SqliteTraceStore(path);
+    await store.append("old", [{ ...events(1, 1)[0]!, checked: "0123456789abcdef" }]);
+    const read = await collect(store.read("old"));
+    expect(read.map((entry) => [entry.event.payload, entry.event.checked])).toEqual([
+      [{ i: 0 }, undefined],
+      [{ i: 1 }, "0123456789abcdef"],
+    ]);
+    await store.close();
+  });
+
   it("keeps its file in WAL mode, and a store opened again on the file reads what was appended", async () => {
     const fixture = openFile();
     const thread = threadId();

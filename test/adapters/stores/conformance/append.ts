@@ -64,6 +64,24 @@ export function appendConformance(open: OpenStore): void {
       expect(entry!.event).toEqual(stored);
     });
 
+    it("keeps the fingerprint that checked an event at append; load restores events unchecked, so an import is checked on every decode", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const thread = threadId();
+      const appended = await store.append(thread, [
+        { ...event({ n: 1 }), checked: "0123456789abcdef" },
+        event({ n: 2 }),
+      ]);
+      expect(appended.map((stored) => stored.checked)).toEqual(["0123456789abcdef", undefined]);
+      const read = await collect(store.read(thread));
+      expect(read.map((entry) => entry.event)).toEqual(appended);
+      expect("checked" in read[1]!.event).toBe(false);
+      const copy = threadId("copy");
+      await store.load(copy, appended);
+      expect((await collect(store.read(copy))).map((entry) => entry.event.checked)).toEqual([undefined, undefined]);
+      await expect(store.append(thread, [{ ...event(), checked: 7 as never }])).rejects.toThrow(/checked fingerprint/);
+    });
+
     it("refuses the whole append with StreamMovedError when a stream in expected grew, checks only the listed streams, and lands when they match", async () => {
       fixture = await open();
       const { store } = fixture;
