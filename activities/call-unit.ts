@@ -6,16 +6,20 @@
  * The attempt heartbeats while the call runs, so a dead worker's attempt is retried on another worker
  * after the heartbeat timeout.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { Context } from "@temporalio/activity";
-import { Input, MAIN, ModelOutput } from "../src/domain/events.js";
+import { ApplicationFailure } from "@temporalio/common";
+import { Failure, Input, MAIN, ModelOutput } from "../src/domain/events.js";
+import { turnEvents } from "../src/domain/trace.js";
+import { LeaseExpiredError } from "../src/ports/errors.js";
 import { ValueError } from "../src/domain/errors.js";
-import { observedRun, runWork } from "../src/runtime/runner/work.js";
+import { observedRun, recordFailure, runWork } from "../src/runtime/runner/work.js";
 import type { Fragment } from "../src/ports/model.js";
 import type { StepContext } from "../src/runtime/contracts.js";
 import type { PlannedWork, TurnResult, WorkArgument, WorkDone, WorkUnit } from "../src/temporal/contract.js";
 import type { Trace } from "../src/domain/trace.js";
 import { turnSummary } from "./close-turn.js";
-import { reported } from "./failures.js";
+import { isRetryable, reported } from "./failures.js";
 import {
   contextOf,
   graphOf,
@@ -51,13 +55,20 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       const step = graph.step(node);
       const heartbeat = () => activity.heartbeat();
       const onFragment = kind === "model" ? liveFragments(access, argument, activity.info.attempt) : undefined;
+      const context = { ...contextOf(access, argument), node, signal, heartbeat };
+      recordedFailure(trace, argument);
       const run = () =>
         runWork(
           recorderOf(access, argument),
           step,
-          { ...contextOf(access, argument), trace, node, signal, heartbeat, ...(onFragment ? { onFragment } : {}) },
+          { ...context, trace, ...(onFragment ? { onFragment } : {}) },
           unit,
-        );
+          laterThanEarlierUnits(
+            access,
+            argument,
+            (current) => step.ready?.({ ...context, trace: current }, unit.key) ?? true,
+          ),
+        ).catch((error: unknown) => recordedIfLast(access, argument, activity, error));
       // On Temporal a run of the thread is one activity: the observer's run context wraps each unit.
       const opening = trace.stream(MAIN).byType(Input).at(-1) ?? null;
       result = await observedRun(access.observer, { threadId: argument.threadId, agent: argument.agent, opening }, run);
@@ -76,6 +87,79 @@ export async function callUnit(access: TurnAccess, argument: WorkArgument, kind:
       result: await closedTurn(access, argument, next, after),
     };
   }, signal);
+}
+
+/** The longest pause between two reads of a unit that waits for the units before it to be recorded. */
+const MOST_BETWEEN_READS = 500;
+
+/**
+ * How a unit whose step orders its units (the tool calls of one model output) waits for the earlier ones:
+ * it reads the thread again, at growing intervals, until they are recorded, heartbeating meanwhile (keepAlive
+ * runs around it). The tool has run; only its append waits. A cancelled attempt stops waiting.
+ */
+function laterThanEarlierUnits(
+  access: TurnAccess,
+  argument: WorkArgument,
+  ready: (trace: Trace) => boolean,
+): (trace: Trace) => Promise<Trace> {
+  const signal = Context.current().cancellationSignal;
+  return async () => {
+    for (let pause = 20; ; pause = Math.min(pause * 2, MOST_BETWEEN_READS)) {
+      await sleep(pause, undefined, { signal });
+      const trace = await traceOf(access, argument);
+      if (ready(trace)) return trace;
+    }
+  };
+}
+
+/**
+ * A tool call whose last attempt fails records its Failure itself, where its result would have been, so
+ * the later calls that wait for it to be recorded go on; the workflow's failTurn then finds the turn's
+ * Failure and records no second one. A failure that Temporal retries records nothing.
+ */
+async function recordedIfLast(
+  access: TurnAccess,
+  argument: WorkArgument,
+  activity: Context,
+  error: unknown,
+): Promise<never> {
+  const { unit } = argument;
+  const attempts = activity.info.retryPolicy?.maximumAttempts ?? 0;
+  const last = !isRetryable(error) || (attempts > 0 && activity.info.attempt >= attempts);
+  if (unit.kind !== "tool" || !last || activity.cancellationSignal.aborted) throw error;
+  const failure = Object.assign(new Error(error instanceof Error ? error.message : String(error)), {
+    name: error instanceof Error ? error.name : "Error",
+    retryable: isRetryable(error),
+  });
+  try {
+    const trace = await traceOf(access, argument);
+    if (failureOf(trace, argument) === undefined)
+      await recordFailure(recorderOf(access, argument), failure, {
+        stream: argument.stream,
+        node: argument.node,
+        callId: unit.key,
+      });
+  } catch (recording) {
+    // A lease that another runner took: the turn is no longer this workflow's to write.
+    if (!LeaseExpiredError.isInstance(recording)) throw recording;
+  }
+  throw error;
+}
+
+/** The Failure recorded for the tool call of `argument` since the model output that made it, if any. */
+function failureOf(trace: Trace, argument: WorkArgument): Failure | undefined {
+  const events = turnEvents(trace.stream(argument.stream).events);
+  const since = events.slice(events.findLastIndex((event) => ModelOutput.is(event)) + 1);
+  return since.find((event): event is Failure => Failure.is(event) && event.callId === argument.unit.key);
+}
+
+/**
+ * Refuse, as its last attempt did, a tool call whose Failure is recorded: an attempt that recorded it and
+ * died before it reported is retried, and must not run the call again.
+ */
+function recordedFailure(trace: Trace, argument: WorkArgument): void {
+  const failure = argument.unit.kind === "tool" ? failureOf(trace, argument) : undefined;
+  if (failure) throw ApplicationFailure.create({ type: failure.error, message: failure.message, nonRetryable: true });
 }
 
 /**

@@ -166,6 +166,12 @@ export interface Step {
   run(context: StepContext, key: string): Promise<Event[]>;
   /** Whether the trace already records the work of `key`: the runner re-checks it before each append. */
   done(context: StepContext, key: string): boolean;
+  /**
+   * Whether the events of `key` may be appended now. A step whose units must land in an order that does
+   * not depend on which finished first (the tool calls of one model output, in call order) says no until
+   * the units before `key` are recorded; the runner waits and asks again. Default: always.
+   */
+  ready?(context: StepContext, key: string): boolean;
 }
 
 /**

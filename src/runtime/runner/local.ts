@@ -62,25 +62,31 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
       // A task runs its stream's turn in-process; the model's fragments of a task are not the thread's answer.
       const runStreamTurn = (taskGraph: Graph, stream: string) =>
         runTurn(recorder, taskGraph, { ...options, onFragment: undefined, stream });
-      const results = await Promise.allSettled(
-        work.map((unit) =>
+      // The units run at once; a unit that must append after the ones before it (the step's `ready`) waits
+      // until they settled, and a unit's Failure is recorded where its result would have been.
+      let before: Promise<unknown> = Promise.resolve();
+      const runs = work.map((unit) => {
+        const earlier = before;
+        const waitReady = async () => (await earlier, readTrace(recorder.store, recorder.types, recorder.threadId));
+        const run =
           unit.kind === "task"
             ? runTask(recorder, step, { ...base, node }, unit.key, runStreamTurn)
-            : runWork(recorder, step, { ...base, trace, node }, unit),
-        ),
-      );
-      options.signal?.throwIfAborted();
-      const failures = results.flatMap((result, index) =>
-        result.status === "rejected" ? [{ error: result.reason as unknown, unit: work[index]! }] : [],
-      );
-      for (const { error, unit } of failures) {
-        await recordFailure(recorder, error, {
-          stream: base.stream,
-          node,
-          callId: unit.kind === "tool" || unit.kind === "task" ? unit.key : null,
+            : runWork(recorder, step, { ...base, trace, node }, unit, waitReady);
+        const settled = run.catch(async (error: unknown) => {
+          await earlier;
+          if (!options.signal?.aborted) {
+            const callId = unit.kind === "tool" || unit.kind === "task" ? unit.key : null;
+            await recordFailure(recorder, error, { stream: base.stream, node, callId });
+          }
+          throw error;
         });
-      }
-      if (failures.length > 0) throw failures[0]!.error;
+        before = settled.catch(() => undefined);
+        return settled;
+      });
+      const results = await Promise.allSettled(runs);
+      options.signal?.throwIfAborted();
+      const failed = results.find((result) => result.status === "rejected");
+      if (failed) throw failed.reason;
     }
   } catch (error) {
     // A cancelled turn records why it stopped, once, as the Temporal runner does.

@@ -139,15 +139,24 @@ export interface WorkResult {
 }
 
 /**
+ * How a unit waits for its turn to append, when its step is not `ready` for it: it returns once the step
+ * may be, with the trace read after the wait. The local runner waits for the unit before it; an activity
+ * reads the store again until the earlier units are recorded.
+ */
+export type WaitReady = (trace: Trace) => Promise<Trace>;
+
+/**
  * Run one unit of a step's work against the store, exactly once in the trace. A caller that has just read
  * the thread passes that trace and saves a read: a view that is out of date is caught by the append's
- * `expected` and decided again.
+ * `expected` and decided again. A step that orders its units (`ready`) has the unit wait through
+ * `waitReady` after it ran and before it appends; without `waitReady` it appends at once.
  */
 export async function runWork(
   recorder: Recorder,
   step: Step,
   context: Omit<StepContext, "trace"> & { trace?: Trace },
   work: Work,
+  waitReady?: WaitReady,
 ): Promise<WorkResult> {
   let trace = context.trace ?? (await readTrace(recorder.store, recorder.types, recorder.threadId));
   if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
@@ -164,6 +173,11 @@ export async function runWork(
       ),
     );
   let events = await step.run({ ...context, trace }, work.key);
+  if (waitReady && step.ready && !step.ready({ ...context, trace }, work.key)) {
+    trace = await waitReady(trace);
+    // Another attempt may have recorded the unit while this one waited.
+    if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
+  }
   for (;;) {
     // A Request that another attempt recorded meanwhile is recorded once: its id is stable.
     events = events.filter((event) => !Request.is(event) || !recordedRequest(trace, context.stream, event.requestId));

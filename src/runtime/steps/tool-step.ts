@@ -1,5 +1,13 @@
 /** ToolStep: runs the calls of the latest model output, one ToolOutput per call, each its own unit of work. */
-import { ModelOutput, Request, TaskInput, ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
+import {
+  Failure,
+  ModelOutput,
+  Request,
+  TaskInput,
+  ToolOutput,
+  type Event,
+  type ToolCall,
+} from "../../domain/events.js";
 import { ValueError } from "../../domain/errors.js";
 import { type Trace, streamTrace, turnEvents } from "../../domain/trace.js";
 import type { Budget } from "../budget.js";
@@ -74,6 +82,34 @@ export class ToolStep implements TaskStep {
 
   done(context: StepContext, key: string): boolean {
     return answeredCalls(streamTrace(context).events).has(key);
+  }
+
+  /**
+   * Whether the result of call `key` may be recorded: every earlier plain tool call of the model output has
+   * its result, its Request or a Failure recorded. So results land in the order the model made the calls,
+   * whichever finished first, and a resumed turn reads what an uninterrupted one would. A delegation's
+   * result lands when its task ends (its task may take long or fail on a stream of its own): no call waits
+   * for it.
+   */
+  ready(context: StepContext, key: string): boolean {
+    const trace = streamTrace(context);
+    const events = turnEvents(trace.events);
+    const at = events.findLastIndex((event) => ModelOutput.is(event));
+    const output = events[at] as ModelOutput | undefined;
+    const index = output?.toolCalls.findIndex((call) => call.id === key) ?? -1;
+    if (!output || index < 0) return true;
+    const settled = new Set(
+      events
+        .slice(at + 1)
+        .flatMap((event) =>
+          (ToolOutput.is(event) || Failure.is(event) || Request.is(event)) && event.callId !== null
+            ? [event.callId]
+            : [],
+        ),
+    );
+    return output.toolCalls
+      .slice(0, index)
+      .every((call) => settled.has(call.id) || this.taskOf(trace, output, call) !== null);
   }
 
   async run(context: StepContext, key: string): Promise<Event[]> {

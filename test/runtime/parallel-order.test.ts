@@ -1,0 +1,62 @@
+// The local runner records the results of parallel tool calls in the order the model made the calls,
+// whichever call finished first, so two runs with different tool timings record the same trace.
+import { setTimeout as sleep } from "node:timers/promises";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { InMemoryTraceStore } from "../../src/adapters/index.js";
+import { Failure, Input, ToolOutput, type Trace } from "../../src/domain/index.js";
+import { AgentCatalog, tool } from "../../src/runtime/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
+
+const WORDS = ["first", "second", "third"];
+
+/** A tool whose calls finish in `finishing` order (by their words), and raise for the words in `failing`. */
+function timed(finishing: string[], failing: string[] = []) {
+  const finished: string[] = [];
+  return tool({
+    name: "echo",
+    description: "Say the words back.",
+    args: { words: z.string().describe("The words.") },
+    async run({ words }) {
+      while (finished.length < finishing.indexOf(words)) await sleep(1);
+      finished.push(words);
+      if (failing.includes(words)) throw new TypeError(`The echo of "${words}" broke.`);
+      return ToolOutput({ text: words });
+    },
+  });
+}
+
+async function runOnce(finishing: string[], failing: string[] = []): Promise<Trace> {
+  const model = new ScriptedModel([
+    { toolCalls: WORDS.map((words) => ({ name: "echo", arguments: { words } })) },
+    "Done.",
+  ]);
+  const agent = new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [timed(finishing, failing)] }));
+  const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
+  const [thread] = await catalog.open("assistant", Input({ payload: "Echo three times.", model: "scripted" }));
+  await thread.resume().catch(() => undefined);
+  return thread.trace();
+}
+
+const timeless = (trace: Trace) => trace.events.map((event) => ({ ...event, ts: null }));
+
+it("records parallel tool results in call order, whichever call finished first", async () => {
+  const trace = await runOnce(["third", "first", "second"]);
+  expect(trace.byType(ToolOutput).map((output) => output.text)).toEqual(WORDS);
+  expect(trace.byType(ToolOutput).map((output) => output.callId)).toEqual(["call_1", "call_2", "call_3"]);
+});
+
+it("records the same trace for two runs whose tools finished in different orders", async () => {
+  const one = await runOnce(["third", "second", "first"]);
+  const other = await runOnce(["first", "second", "third"]);
+  expect(timeless(one)).toEqual(timeless(other));
+});
+
+it("records a failed call's Failure where its result would have been, before the later calls' results", async () => {
+  const trace = await runOnce(["third", "second", "first"], ["second"]);
+  const after = trace.events.slice(trace.events.findIndex((event) => event.type === "model-output") + 1);
+  expect(
+    after.map((event) => (Failure.is(event) ? `failure ${event.callId}` : `${event.type} ${event.callId}`)),
+  ).toEqual(["tool-output call_1", "failure call_2", "tool-output call_3"]);
+});

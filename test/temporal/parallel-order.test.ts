@@ -1,0 +1,96 @@
+// On Temporal, the results of parallel tool calls are recorded in the order the model made the calls: a
+// call that finished early waits, heartbeating, until the calls before it are recorded; a call whose last
+// attempt failed records its Failure in its place, so the calls after it go on and the turn fails once.
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { Failure, type Event } from "../../src/domain/events.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
+import { startTurn } from "../../src/temporal/start-turn.js";
+import { PARALLEL_SCRIPT, TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
+import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
+
+let temporal: TestClient;
+let store: TestStore;
+beforeAll(async () => {
+  temporal = await connectClient();
+  store = await openStore("sqlite");
+  await sharedBundle();
+});
+afterAll(async () => {
+  await store.close();
+  await temporal.close();
+});
+
+/** How long each search waits before it runs: the later calls of a pass finish first. */
+const WAITS: Record<string, number> = {
+  "bulky waste pickup": 600,
+  "parking permit": 300,
+  "library opening hours": 0,
+  "extra bulky waste pickup cost": 400,
+  "resident parking": 0,
+};
+
+/** Run one turn of the parallel script; each search waits WAITS first, and `broken` raises instead of running. */
+async function runTurn(threadId: string, broken?: string) {
+  const { catalog } = townCatalog(store.store, null, {
+    script: PARALLEL_SCRIPT,
+    beforeTool: async (args) => {
+      const query = (args as { query: string }).query;
+      await sleep(WAITS[query] ?? 0);
+      if (query === broken) throw new TypeError(`The search for "${query}" broke.`);
+    },
+  });
+  const taskQueue = uniqueTaskQueue("parallel-order");
+  const outcome = await withWorker(catalog, taskQueue, async () => {
+    const turn = await startTurn(temporal.client, {
+      agent: "assistant",
+      threadId,
+      input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
+      taskQueue,
+    });
+    return turn.result().then(
+      () => null,
+      (error: unknown) => error,
+    );
+  });
+  const trace = await readTrace(store.store, catalog.types("assistant"), threadId);
+  return { outcome, trace };
+}
+
+const named = (event: Event) => `${Failure.is(event) ? "failure" : event.type} ${event.callId ?? ""}`.trim();
+
+it("records the parallel tool results in call order, whichever call finished first", async () => {
+  const { outcome, trace } = await runTurn("parallel-order");
+  expect(outcome).toBeNull();
+  expect(trace.events.map(named)).toEqual([
+    "input",
+    "model-output",
+    "tool-output call-1",
+    "tool-output call-2",
+    "tool-output call-3",
+    "model-output",
+    "tool-output call-4",
+    "tool-output call-5",
+    "model-output",
+  ]);
+});
+
+it("records an earlier call's last failure in its place: the later calls go on, and the turn fails once", async () => {
+  const { outcome, trace } = await runTurn("parallel-failure", "bulky waste pickup");
+  expect(String(outcome)).toMatch(/failed/i);
+  expect(trace.events.map(named)).toEqual([
+    "input",
+    "model-output",
+    "failure call-1",
+    "tool-output call-2",
+    "tool-output call-3",
+  ]);
+  expect(trace.byType(Failure)).toEqual([
+    expect.objectContaining({
+      error: "TypeError",
+      message: 'The search for "bulky waste pickup" broke.',
+      retryable: false,
+    }),
+  ]);
+});
