@@ -170,7 +170,7 @@ describe("a person in the loop over HTTP", () => {
     expect(answered.status, await answered.clone().text()).toBe(200);
     expect(await answered.json()).toMatchObject({ threadId, requestId: "mail-1:approval" });
     // A second answer: 409, nothing more recorded.
-    await problem(await post(answerUrl, { approved: false }), 409);
+    expect((await problem(await post(answerUrl, { approved: false }), 409)).detail).toMatch(/answered already/);
 
     // The stream from the turn's start: the Request, then the Response, each once, then the tool's output.
     const messages = await following;
@@ -195,7 +195,7 @@ describe("a person in the loop over HTTP", () => {
       requests: Pending[];
     };
     expect(after).toMatchObject({ running: false, requests: [] });
-    await problem(await post(answerUrl, { approved: true }), 409);
+    expect((await problem(await post(answerUrl, { approved: true }), 409)).detail).toMatch(/answered already/);
   });
 
   it("records a denial with its reason: the tool never runs and the model reads why", async () => {
