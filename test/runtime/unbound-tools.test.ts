@@ -1,5 +1,6 @@
 // A tool with values that nothing bound is refused when the turn starts, before any model call: the model
-// is never offered a tool that cannot run, and no model call is spent on the turn.
+// is never offered a tool that cannot run, and no model call is spent on the turn. A task's graph is checked
+// the same way when the task starts, before the task's first model call.
 import { expect, it } from "vitest";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
 import { Input, ModelOutput } from "../../src/domain/index.js";
@@ -7,6 +8,7 @@ import { AgentCatalog, UnboundToolError } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
 import { search } from "./tools/town.js";
+import { assistant, research } from "../fixtures/delegation.js";
 
 it("refuses a turn whose agent holds an unbound tool before the model is called", async () => {
   const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Done."]);
@@ -19,4 +21,20 @@ it("refuses a turn whose agent holds an unbound tool before the model is called"
   await expect(refused).rejects.toThrow('Tool "search" has values that nothing bound: "library".');
   expect(model.requests).toHaveLength(0);
   expect((await thread.trace()).byType(ModelOutput)).toHaveLength(0);
+});
+
+it("refuses a task whose delegation's graph holds an unbound tool before the task's model is called", async () => {
+  const parent = new ScriptedModel([
+    { toolCalls: [{ id: "p1", name: "research", arguments: { question: "dogs" } }] },
+    "Done.",
+  ]);
+  const child = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Dogs."]);
+  const agent = assistant(parent, research(child, search));
+  const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
+  const [thread] = await catalog.open("assistant", Input({ payload: "Dogs?", model: "scripted" }));
+
+  await expect(thread.resume()).rejects.toThrow('Tool "search" has values that nothing bound: "library".');
+  expect(parent.requests).toHaveLength(1);
+  expect(child.requests).toHaveLength(0);
+  expect((await thread.trace()).byType(ModelOutput).map((output) => output.stream)).toEqual(["main"]);
 });
