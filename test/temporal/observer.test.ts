@@ -1,9 +1,10 @@
 // The observer on Temporal: each unit activity runs inside the observer's run context, and the calls and
-// events of the turn reach it, as on the local runner.
-import { afterAll, beforeAll, expect, it } from "vitest";
+// events of the turn reach it, as on the local runner; one that raises never fails or changes the turn.
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import type { Event, Input } from "../../src/domain/events.js";
 import type { CallKind, Observer } from "../../src/ports/observer.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
+import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";
@@ -72,6 +73,49 @@ it("runs each model and tool call inside the observer's run, and tells it each r
       "event model-output",
     ]);
   } finally {
+    await store.close();
+  }
+});
+
+it("an observer that raises in run, call and event cannot fail or change the turn", async () => {
+  const store = await openStore("sqlite");
+  try {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const raising: Observer = {
+      async run(_threadId, _agent, _opening, body) {
+        const result = await body();
+        throw new Error(`run raised after ${String(result)}`);
+      },
+      call() {
+        throw new Error("call raised");
+      },
+      event() {
+        throw new Error("event raised");
+      },
+    };
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] },
+      "Four times a year [2].",
+    ]);
+    const catalog = new AgentCatalog(
+      store.store,
+      { assistant: assistant(model) },
+      { version: "tutorial-2", observer: raising },
+    );
+    const taskQueue = uniqueTaskQueue("observer-raising");
+    const turn = await startTurn(temporal.client, {
+      agent: "assistant",
+      input: { payload: QUESTIONS[0]!, model: "scripted" },
+      taskQueue,
+    });
+    const result = await withWorker(catalog, taskQueue, () => turn.result());
+
+    expect(result).toMatchObject({ answer: "Four times a year [2].", modelCalls: 2, toolCalls: 1 });
+    const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
+    expect(trace.events.map((event) => event.type)).toEqual(["input", "model-output", "tool-output", "model-output"]);
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("an observer raised and was ignored"));
+  } finally {
+    vi.restoreAllMocks();
     await store.close();
   }
 });
