@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryTraceStore } from "../../../src/adapters/index.js";
-import { Compaction, Failure, Input, ModelOutput } from "../../../src/domain/index.js";
+import { Compaction, Failure, Input, ModelOutput, Trace } from "../../../src/domain/index.js";
 import type { CallOptions, ChatRequest, Fragment } from "../../../src/ports/index.js";
 import { AgentCatalog, accepted, replay } from "../../../src/runtime/index.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
@@ -9,6 +9,7 @@ import {
   COMPACT_INSTRUCTIONS,
   Compact,
   CompactingStep,
+  CompactionError,
   ContextPolicy,
   MessageBuilder,
   ModelLimits,
@@ -17,7 +18,9 @@ import {
   Text,
   Tokens,
   turns,
+  type AssessingBuilder,
   type ContextPolicyOptions,
+  type ContextStrategy,
 } from "../../../src/toolkit/index.js";
 import { LIBRARY } from "../../../examples/tutorials/01-first-agent/library.js";
 import { Document, Passage, readDocument, search } from "../../../examples/tutorials/02-citations/tools.js";
@@ -180,6 +183,56 @@ describe("compaction", () => {
     ]);
     await expect(converse(model)).rejects.toThrow(/empty summary/);
     expect(model.requests).toHaveLength(5);
+  });
+
+  it("fails the turn with CompactionError when the request after the summary is the same as before it", async () => {
+    // A context strategy of your own whose builder does not show Compaction events: a summary cannot make room.
+    const compact = new Compact({ when: new Tokens(50) });
+    const shown = new MessageBuilder({ policy: new ContextPolicy({ shrink: [] }) });
+    const hidden = (trace: Trace) =>
+      new Trace(
+        trace.entries.filter((entry) => !Compaction.is(entry.event)),
+        trace.thread,
+      );
+    const context: ContextStrategy = {
+      addedTools: [],
+      forTurn(parts) {
+        const builder = shown.forTurn(parts);
+        return { build: (trace) => builder.build(hidden(trace)), assess: (trace) => builder.assess(hidden(trace)) };
+      },
+      wrap: (step, limits) => new CompactingStep(step, compact, limits, step.builder as unknown as AssessingBuilder),
+    };
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "search", arguments: { query: "bulky waste" } }] },
+      "A [2].",
+      { toolCalls: [{ name: "search", arguments: { query: "parking permit" } }] },
+      "B [5].",
+      SUMMARY_1,
+      "Never called.",
+    ]);
+    const config = new ReActConfig({
+      model,
+      prompt: "Answer from the town documents; cite like [1].",
+      tools: [search.bind({ library: LIBRARY })],
+      citations: BRACKETS,
+      context,
+    });
+    const agents = new AgentCatalog(
+      new InMemoryTraceStore(),
+      { assistant: new ReActAgent(config, { elementTypes: [Document, Passage] }) },
+      { version: "test" },
+    );
+    const [opened] = await agents.open("assistant", Input({ payload: QUESTIONS[0]!, model: "scripted" }));
+    await opened.resume();
+    await opened.send(Input({ payload: QUESTIONS[1]!, model: "scripted" }));
+    const third = opened.send(Input({ payload: QUESTIONS[2]!, model: "scripted" }));
+    await expect(third).rejects.toThrow(CompactionError);
+    await expect(third).rejects.toThrow(/same as before it/);
+    // The summary was asked for, and nothing after it: no Compaction recorded, the turn failed once.
+    expect(model.requests).toHaveLength(5);
+    const trace = await opened.trace();
+    expect(trace.byType(Compaction)).toEqual([]);
+    expect(trace.byType(Failure).map((failure) => failure.error)).toEqual(["CompactionError"]);
   });
 
   it("raises ContextFullError before any model call when nothing more can be replaced", async () => {
