@@ -38,10 +38,6 @@ describe("ReActConfig defaults", () => {
     expect(config.limits.window.count).toBe(32_000);
   });
 
-  it("builds contexts with a MessageBuilder", () => {
-    expect(config.context).toBeInstanceOf(MessageBuilder);
-  });
-
   it("does not cite, declares nothing, supplies no tools", () => {
     expect(config.citations).toBeNull();
     expect(config.declared).toBeNull();
