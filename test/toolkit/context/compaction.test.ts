@@ -198,7 +198,10 @@ describe("compaction", () => {
       addedTools: [],
       forTurn(parts) {
         const builder = shown.forTurn(parts);
-        return { build: (trace) => builder.build(hidden(trace)), assess: (trace) => builder.assess(hidden(trace)) };
+        return {
+          build: (trace) => builder.build(hidden(trace)),
+          assess: (trace: Trace) => builder.assess(hidden(trace)),
+        };
       },
       wrap: (step, limits) => new CompactingStep(step, compact, limits, step.builder as unknown as AssessingBuilder),
     };
