@@ -12,9 +12,11 @@ import {
   executeChild,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   type ActivityInterfaceFor,
   type ActivityOptions,
+  type LocalActivityInterfaceFor,
 } from "@temporalio/workflow";
 import {
   TASK_WORKFLOW,
@@ -48,6 +50,8 @@ export const DEFAULT_SETTINGS: Required<TurnSettings> = {
 /** The activities with the options of the control activities, and the options of the model and tool calls. */
 export interface TurnCalls {
   activities: ActivityInterfaceFor<TurnActivities>;
+  /** The same activities run as local activities, for short store-only work (opening the turn). */
+  local: LocalActivityInterfaceFor<TurnActivities>;
   control: ActivityOptions;
   units: ActivityOptions;
   settings: Required<TurnSettings>;
@@ -69,7 +73,13 @@ export function turnCalls(settings: Required<TurnSettings>): TurnCalls {
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry,
   };
-  return { activities: proxyActivities<TurnActivities>(control), control, units, settings };
+  return {
+    activities: proxyActivities<TurnActivities>(control),
+    local: proxyLocalActivities<TurnActivities>(control),
+    control,
+    units,
+    settings,
+  };
 }
 
 /** The failures of a node's units: the workflow records the first and fails with it. */

@@ -1,5 +1,5 @@
 /**
- * The turn workflow: open the turn (lease and input, one activity), then run the graph node by node as
+ * The turn workflow: open the turn (lease and input, one local activity), then run the graph node by node as
  * activities until it ends; the last unit closes the turn.
  * Deterministic: every decision comes from an activity result; the trace store holds the content.
  */
@@ -38,7 +38,7 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
   const info = workflowInfo();
   checkWorkflowId(argument, info.workflowId);
   const calls = turnCalls(settings);
-  const { activities, control } = calls;
+  const { activities, local, control } = calls;
   const threadId = argument.threadId ?? uuid4();
   const idsOnly = settings.idsOnly;
   // A starter that set the agent attribute has the attributes registered: name the thread the workflow picked.
@@ -55,7 +55,9 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
   try {
     setCurrentDetails(`Opening thread ${thread} for **${agent}**.`);
     const summary = idsOnly ? "input" : `input: ${shortened(JSON.stringify(argument.input.payload))}`;
-    const opened = await activities.openTurn.executeWithOptions({ ...control, summary }, [
+    // A local activity: opening is short store-only work, so it runs in the first workflow task instead of
+    // costing a round trip of its own. It is idempotent for the run, so a retried workflow task repeats it safely.
+    const opened = await local.openTurn.executeWithOptions({ ...control, summary }, [
       {
         ...base,
         owner: `${info.workflowId}/${info.runId}`,

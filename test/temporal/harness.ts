@@ -100,11 +100,12 @@ export async function withWorker<T>(catalog: AgentCatalog, taskQueue: string, bo
 }
 
 /**
- * Run `body` while an in-process worker does one part of the work on `taskQueue`: the workflows only, or
- * the activities of `catalog` only. A test splits the parts to say which worker gets an activity.
+ * Run `body` while an in-process worker does one part of the work on `taskQueue`: the workflows (and the
+ * local activities they run, which need the catalog) only, or the activities of the catalog only. A test
+ * splits the parts to say which worker gets an activity.
  */
 export async function withPartWorker<T>(
-  part: { workflows: true } | { activities: AgentCatalog },
+  part: { workflows: AgentCatalog } | { activities: AgentCatalog },
   taskQueue: string,
   body: () => Promise<T>,
 ): Promise<T> {
@@ -115,7 +116,11 @@ export async function withPartWorker<T>(
       taskQueue,
       namespace: temporalNamespace(),
       ...("workflows" in part
-        ? { workflowBundle: await sharedBundle() }
+        ? {
+            workflowBundle: await sharedBundle(),
+            activities: createActivities({ catalog: part.workflows }),
+            enableNonLocalActivities: false,
+          }
         : { activities: createActivities({ catalog: part.activities }) }),
     });
     return await worker.runUntil(body);
@@ -231,6 +236,18 @@ export async function recordHistory(
     join(HISTORIES, `${name}.json`),
     `${JSON.stringify(History.toObject(History.fromObject(history), AS_JSON), null, 1)}\n`,
   );
+}
+
+/**
+ * The activity an event of a history scheduled: its type, or `local <type>` for a local activity (which
+ * the history records as a marker); null for any other event.
+ */
+export function activityOf(event: proto.temporal.api.history.v1.IHistoryEvent): string | null {
+  const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+  if (name) return name;
+  const marker = event.markerRecordedEventAttributes;
+  const data = marker?.markerName === "core_local_activity" ? marker.details?.data?.payloads?.[0]?.data : null;
+  return data ? `local ${(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type}` : null;
 }
 
 /** A history that recordHistory kept. */

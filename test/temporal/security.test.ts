@@ -28,7 +28,7 @@ import {
   uniqueTaskQueue,
   type TestClient,
 } from "../support/temporal.js";
-import { openStore, sharedBundle, type TestStore } from "./harness.js";
+import { activityOf, openStore, sharedBundle, type TestStore } from "./harness.js";
 
 // A word of the user's that must not reach history: in the input, the tool's arguments and the answer.
 const SECRET = "pelican4242";
@@ -213,7 +213,7 @@ describe("who may run a turn of a thread", () => {
       expect(cause.nonRetryable).toBe(true);
       expect(cause.message).toContain(`not "${workflowIdOf(victim)}"`);
       const history = await handle.fetchHistory();
-      expect((history.events ?? []).some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
+      expect((history.events ?? []).some((event) => activityOf(event) !== null)).toBe(false);
       expect((await readTrace(store.store, catalog.types("assistant"), victim)).length).toBe(0);
     });
   });
@@ -256,7 +256,7 @@ describe("who may run a turn of a thread", () => {
         expect(cause.nonRetryable).toBe(true);
         expect(cause.message).toMatch(message);
         const history = await turn.workflow.fetchHistory();
-        expect((history.events ?? []).some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
+        expect((history.events ?? []).some((event) => activityOf(event) !== null)).toBe(false);
       }
     });
   });

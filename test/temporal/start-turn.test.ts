@@ -14,7 +14,7 @@ import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agen
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
+import { activityOf, gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
@@ -98,14 +98,12 @@ describe("what the Temporal UI shows", () => {
 
     const history = await turn.workflow.fetchHistory();
     const summaries = (history.events ?? []).flatMap((event) => {
-      const scheduled = event.activityTaskScheduledEventAttributes;
+      const activity = activityOf(event);
       const summary = event.userMetadata?.summary?.data;
-      return scheduled && summary
-        ? [[scheduled.activityType!.name!, JSON.parse(Buffer.from(summary).toString()) as string]]
-        : [];
+      return activity && summary ? [[activity, JSON.parse(Buffer.from(summary).toString()) as string]] : [];
     });
     expect(summaries).toEqual([
-      ["openTurn", 'input: "How often can I have bulky waste picked up, and what does it cost?"'],
+      ["local openTurn", 'input: "How often can I have bulky waste picked up, and what does it cost?"'],
       ["callModel", "scripted, pass 1"],
       ["callTool", 'search({"query":"bulky waste pickup"})'],
       ["callModel", "scripted, pass 2"],

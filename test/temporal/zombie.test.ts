@@ -62,7 +62,7 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
     try {
       const zombie = await spawnWorker({ taskQueue, store: store.spec, gate: frozen, activitiesOnly: true });
       const { catalog } = townCatalog(store.store);
-      const { turn, woke } = await withPartWorker({ workflows: true }, taskQueue, async () => {
+      const { turn, woke } = await withPartWorker({ workflows: catalog }, taskQueue, async () => {
         const turn = await startTurn(temporal.client, {
           agent: "assistant",
           threadId: `zombie-late-${kind}`,
@@ -104,7 +104,7 @@ describe.each(STORE_KINDS)("on %s", (kind) => {
     try {
       const zombie = await spawnWorker({ taskQueue, store: store.spec, gate: frozen, activitiesOnly: true });
       const { catalog } = townCatalog(store.store, retried);
-      const { turn, result } = await withPartWorker({ workflows: true }, taskQueue, async () => {
+      const { turn, result } = await withPartWorker({ workflows: catalog }, taskQueue, async () => {
         const turn = await startTurn(temporal.client, {
           agent: "assistant",
           threadId: `zombie-first-${kind}`,
