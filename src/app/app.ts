@@ -26,6 +26,7 @@ import {
 } from "./options.js";
 import { ProblemError, problemResponse } from "./problems.js";
 import { requestRoutes } from "./requests.js";
+import { playgroundRoutes } from "./playground/page.js";
 import { threadRoutes } from "./routes.js";
 
 /** What every route of the app can read from its context: the principal of the request's API key. */
@@ -154,6 +155,7 @@ export function createApp(options: AppOptions): SoevApp {
   );
   threadRoutes(hono, parts);
   requestRoutes(hono, parts);
+  playgroundRoutes(hono);
   hono.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer" });
   hono.doc31("/openapi.json", {
     openapi: "3.1.0",

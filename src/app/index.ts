@@ -18,4 +18,5 @@ export { waitingRequests } from "./requests.js";
 export { followThread, eventData } from "./follow.js";
 export type { TurnEnding, FollowOptions } from "./follow.js";
 export { turnsOf, callOf } from "./views.js";
-export type { TurnView, CallView, CitedPassage, ExplainedResult } from "./views.js";
+export type { TurnView, CallView, CitedPassage, ExplainedResult, FormName, KeptElement, WindowUse } from "./views.js";
+export { playgroundRoutes, PLAYGROUND_HTML, PLAYGROUND_CSS } from "./playground/page.js";

@@ -189,7 +189,19 @@ export function threadRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void {
     const { threadId } = c.req.valid("param");
     const { agent, principal } = await ownedThread(parts, threadId, c.get("principal"));
     const trace = await catalog.read(threadId, agent);
-    return c.json({ threadId, agent, principal, turns: turnsOf(trace) } as never, 200);
+    const workflowId = workflowIdOf(threadId);
+    return c.json(
+      {
+        threadId,
+        agent,
+        principal,
+        position: trace.position,
+        running: await turnRunning(parts, threadId),
+        temporalUi: temporalLink(parts, workflowId, null),
+        turns: turnsOf(trace),
+      } as never,
+      200,
+    );
   });
 
   hono.openapi(callRoute, async (c) => {
@@ -271,16 +283,12 @@ async function start(c: Context<AppEnv>, parts: AppParts, turn: TurnStart) {
   const recorded = await inputRecorded(parts, started.threadId, before, ended);
   if (!recorded) await refusedTurn(ended);
   const base = new URL(c.req.url);
-  const namespace = parts.client.options.namespace;
   return {
     threadId: started.threadId,
     workflowId: started.workflowId,
     runId: started.runId,
     events: new URL(`/threads/${encodeURIComponent(started.threadId)}/events?after=${before}`, base).href,
-    temporalUi:
-      parts.temporalUi === null
-        ? null
-        : `${parts.temporalUi.replace(/\/$/, "")}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(started.workflowId)}/${started.runId}/history`,
+    temporalUi: temporalLink(parts, started.workflowId, started.runId),
     recorded,
   };
 }
@@ -337,6 +345,14 @@ export async function turnRunning(parts: AppParts, threadId: string): Promise<bo
     if (error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
+}
+
+/** The Temporal UI's page of one run (a turn), or of every run of the workflow (a thread's turns) without a run id. */
+function temporalLink(parts: AppParts, workflowId: string, runId: string | null): string | null {
+  if (parts.temporalUi === null) return null;
+  const namespace = `${parts.temporalUi.replace(/\/$/, "")}/namespaces/${encodeURIComponent(parts.client.options.namespace)}`;
+  if (runId !== null) return `${namespace}/workflows/${encodeURIComponent(workflowId)}/${runId}/history`;
+  return `${namespace}/workflows?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`;
 }
 
 async function lastPosition(parts: AppParts, threadId: string): Promise<number> {

@@ -90,6 +90,14 @@ export const ThreadView = z
     threadId: z.string(),
     agent: z.string(),
     principal: z.string().nullable(),
+    position: z
+      .number()
+      .openapi({ description: "The position of the thread's last event: follow the events after it." }),
+    running: z.boolean().openapi({ description: "Whether a turn of the thread is running." }),
+    temporalUi: z
+      .string()
+      .nullable()
+      .openapi({ description: "The thread's turns in the Temporal UI, or null when the app has no UI URL." }),
     turns: z.array(
       z.object({
         position: z.number(),
@@ -127,6 +135,8 @@ export const ThreadList = z
   })
   .openapi("ThreadList");
 
+const Form = z.enum(["FULL", "COMPRESSED", "STUBBED"]);
+
 export const CallView = z
   .object({
     n: z.number(),
@@ -144,9 +154,32 @@ export const CallView = z
     explain: z.array(
       z.object({
         result: z.string(),
-        form: z.enum(["FULL", "COMPRESSED", "STUBBED"]),
+        form: Form,
         by: z.string(),
         at: z.number(),
+      }),
+    ),
+    kept: z
+      .array(
+        z.object({ result: z.string(), id: z.string(), type: z.string(), form: Form, text: z.string().nullable() }),
+      )
+      .openapi({
+        description:
+          "The elements of shrunk results that floors kept in a higher form, such as cited passages kept whole.",
+      }),
+    window: z
+      .object({ tokens: z.number(), limit: z.number(), outputReserve: z.number(), startAt: z.number() })
+      .nullable()
+      .openapi({
+        description: "The request's estimated tokens against the model's window; null when the builder checks no size.",
+      }),
+    compactions: z.array(z.object({ position: z.number(), summary: z.string(), keptFrom: z.number() })),
+    reopens: z.array(
+      z.object({
+        position: z.number(),
+        callId: z.string().nullable(),
+        elements: z.array(z.string()),
+        results: z.array(z.string()),
       }),
     ),
   })

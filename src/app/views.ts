@@ -2,11 +2,14 @@
  * What the app shows of a thread, from its trace: its turns (inputs, answers with each citation resolved
  * to its passage, tool calls, failures), and what one model call received, rebuilt from the events.
  */
-import { Failure, Input, ModelOutput, ToolOutput, type Event } from "../domain/events.js";
+import type { Element } from "../domain/elements.js";
+import { Compaction, Failure, Input, ModelOutput, Reopened, ToolOutput, type Event } from "../domain/events.js";
 import { inserted, type Trace } from "../domain/trace.js";
 import type { JsonValue } from "../domain/json.js";
 import type { AgentCatalog } from "../runtime/catalog.js";
+import type { ModelStep } from "../runtime/contracts.js";
 import { callSite } from "../runtime/replay.js";
+import { resultHandles } from "../runtime/tools/ids.js";
 import { ProblemError } from "./problems.js";
 
 /** How many characters of a tool result the thread view shows. */
@@ -137,6 +140,34 @@ export interface ExplainedResult {
   at: number;
 }
 
+/** The name of a result's form, as the view shows it. */
+export type FormName = "FULL" | "COMPRESSED" | "STUBBED";
+
+/** An element that a floor kept in a higher form than its shrunk result's, such as a cited passage kept whole. */
+export interface KeptElement {
+  /** The handle of its result. */
+  result: string;
+  /** The element's id (the source's id). */
+  id: string;
+  type: string;
+  /** The form the floor kept it in. */
+  form: FormName;
+  /** Its text, when it has one. */
+  text: string | null;
+}
+
+/** How full the model's window is at the call, as the context builder estimates it. */
+export interface WindowUse {
+  /** The estimated tokens of the rebuilt request. */
+  tokens: number;
+  /** The model's window, in tokens. */
+  limit: number;
+  /** The tokens the policy keeps free for the output. */
+  outputReserve: number;
+  /** The size above which the policy starts to shrink results, in tokens. */
+  startAt: number;
+}
+
 /** What model call n received. */
 export interface CallView {
   n: number;
@@ -148,6 +179,32 @@ export interface CallView {
   matches: boolean;
   request: { messages: JsonValue; tools: { name: string; description: string; parameters: JsonValue }[] } | null;
   explain: ExplainedResult[];
+  /** The elements of shrunk results that floors kept in a higher form. */
+  kept: KeptElement[];
+  /** The estimated window use, or null when the builder checks no size. */
+  window: WindowUse | null;
+  /** The summaries of the stream before the call: each replaced the events before `keptFrom`. */
+  compactions: { position: number; summary: string; keptFrom: number }[];
+  /** The reopen calls before the call: what each showed again (element ids, result call ids). */
+  reopens: { position: number; callId: string | null; elements: string[]; results: string[] }[];
+}
+
+/** A builder that can say how big a context is and which floors it keeps (a MessageBuilder). */
+interface Measures {
+  assess(trace: Trace): { tokens: number };
+  limits: { window: { count: number } } | null;
+  policy: {
+    outputReserve: { count: number };
+    thresholds(limits: unknown): { startAt: number };
+    protect: readonly { form: number; applies(element: Element, tool: string | null, before: Trace): boolean }[];
+  };
+}
+
+/** The builder of a model step (an LlmStep, or the LlmStep a CompactingStep wraps) when it measures, else null. */
+function measuringBuilder(step: ModelStep): Measures | null {
+  const holder = step as { builder?: unknown; step?: { builder?: unknown } };
+  const builder = (holder.builder ?? holder.step?.builder) as Partial<Measures> | undefined;
+  return typeof builder?.assess === "function" && builder.policy ? (builder as Measures) : null;
 }
 
 const FORM_NAMES = ["STUBBED", "COMPRESSED", "FULL"] as const;
@@ -181,6 +238,10 @@ export async function callOf(
     matches: false,
     request: null,
     explain: [],
+    kept: [],
+    window: null,
+    compactions: [],
+    reopens: [],
   };
   const graphAt = (before: Trace, stream: string) => catalog.graphFor(threadId, agent, before, stream);
   const site = await callSite(trace, index, graphAt, { threadId, agent });
@@ -196,11 +257,77 @@ export async function callOf(
       parameters: tool.parameters as JsonValue,
     })),
   };
+  const stream = context.trace.stream(output.stream);
+  for (const entry of stream.entries) {
+    const event = entry.event;
+    if (Compaction.is(event))
+      view.compactions.push({ position: entry.position, summary: event.summary, keptFrom: event.keptFrom });
+    if (Reopened.is(event))
+      view.reopens.push({
+        position: entry.position,
+        callId: event.callId,
+        elements: event.reopenedElements,
+        results: event.reopenedResults,
+      });
+  }
   view.explain = (step.explain?.(context) ?? []).map((shrunk) => ({
     result: shrunk.result,
     form: FORM_NAMES[shrunk.form] ?? "FULL",
     by: String(shrunk.by),
     at: shrunk.at,
   }));
+  const builder = measuringBuilder(step);
+  if (builder === null) return view;
+  view.kept = keptElements(stream, view.explain, builder.policy.protect);
+  if (builder.limits)
+    view.window = {
+      tokens: builder.assess(stream).tokens,
+      limit: builder.limits.window.count,
+      outputReserve: builder.policy.outputReserve.count,
+      startAt: builder.policy.thresholds(builder.limits).startAt,
+    };
   return view;
+}
+
+/**
+ * The elements that floors kept above their shrunk result's form: each floor asks about the trace before
+ * the call at which the result shrank, as the builder did, so this tells what the model was shown.
+ */
+function keptElements(
+  stream: Trace,
+  explained: ExplainedResult[],
+  floors: Measures["policy"]["protect"],
+): KeptElement[] {
+  const handles = resultHandles(stream.thread.events);
+  const calls = stream.entries.flatMap((entry, index) => (ModelOutput.is(entry.event) ? [index] : []));
+  const kept: KeptElement[] = [];
+  for (const shrunk of explained) {
+    const callId = handles.callIdOf(shrunk.result);
+    const result = stream.events.find((event): event is ToolOutput => ToolOutput.is(event) && event.callId === callId);
+    if (!result) continue;
+    const tool =
+      stream
+        .byType(ModelOutput)
+        .flatMap((output) => output.toolCalls)
+        .find((call) => call.id === callId)?.name ?? null;
+    const at = calls[shrunk.at];
+    const seen = at === undefined ? stream : stream.before(at);
+    const form = FORM_NAMES.indexOf(shrunk.form);
+    for (const element of result.elements) {
+      const lifted = Math.max(
+        form,
+        ...floors.filter((floor) => floor.applies(element, tool, seen)).map((floor) => floor.form),
+      );
+      if (lifted <= form) continue;
+      const text = (element as { text?: unknown }).text;
+      kept.push({
+        result: shrunk.result,
+        id: element.id,
+        type: element.type,
+        form: FORM_NAMES[lifted] ?? "FULL",
+        text: typeof text === "string" ? text : null,
+      });
+    }
+  }
+  return kept;
 }

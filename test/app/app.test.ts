@@ -3,81 +3,38 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InProcessLiveChannel } from "../../src/adapters/live/in-process.js";
-import { createApp, type SoevApp } from "../../src/app/app.js";
-import { serveApp, type ServedApp } from "../../src/app/serve.js";
-import type { NativeConnection } from "@temporalio/worker";
-import { createTurnWorker } from "../../worker.js";
-import { ANSWER, appCatalog, StreamingModel } from "../fixtures/app/streaming.js";
-import { gateFolder, openStore, sharedBundle, type TestStore } from "../temporal/harness.js";
-import {
-  connectClient,
-  connectWorker,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
+import { ANSWER, StreamingModel } from "../fixtures/app/streaming.js";
+import { gateFolder, type TestStore } from "../temporal/harness.js";
 import { checkFragments, readEvents, type SseMessage } from "./sse.js";
+import { startAppStack, type AppStack } from "./stack.js";
 
-const KEYS: Record<string, string> = { "alice-key": "alice", "bob-key": "bob" };
 const ALICE = { authorization: "Bearer alice-key" };
 const BOB = { authorization: "Bearer bob-key" };
 const QUESTION = "How often is bulky waste picked up?";
 
-let temporal: TestClient;
+let stack: AppStack;
 let store: TestStore;
-let connection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
-let app: SoevApp;
-let served: ServedApp;
+let served: AppStack["served"];
 const resourcesAsked: { threadId: string; agent: string; principal: string | null }[] = [];
 // The model hangs mid-answer while this file is missing (the 409 and cancel test removes it).
 const hangFile = join(gateFolder(), "hang");
 
 beforeAll(async () => {
   writeFileSync(hangFile, "no hang");
-  temporal = await connectClient();
-  store = await openStore("sqlite");
   const model = new StreamingModel({ pause: 60, hang: { after: 2, file: hangFile } });
-  const catalog = appCatalog(store.store, model, (thread) => {
-    resourcesAsked.push(thread);
-    return undefined;
+  stack = await startAppStack({
+    model,
+    resources: (thread) => {
+      resourcesAsked.push(thread);
+      return undefined;
+    },
   });
-  const live = new InProcessLiveChannel();
-  const taskQueue = uniqueTaskQueue("app");
-  connection = await connectWorker();
-  worker = await createTurnWorker({
-    catalog,
-    live,
-    connection,
-    taskQueue,
-    namespace: temporalNamespace(),
-    workflowBundle: await sharedBundle(),
-  });
-  running = worker.run();
-  app = createApp({
-    client: temporal.client,
-    catalog,
-    live,
-    principalOf: (key) => KEYS[key] ?? null,
-    taskQueue,
-    defaultModel: "function",
-    settings: { heartbeatSeconds: 5 },
-    limits: { bodyBytes: 2048, keepAliveSeconds: 1 },
-  });
-  served = await serveApp(app, { port: 0, signals: false });
+  ({ store, served } = stack);
 });
 
 afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
-  await connection?.close();
-  await store?.close();
-  await temporal?.close();
+  await stack?.close();
 });
 
 async function post(path: string, body: unknown, headers: Record<string, string> = ALICE): Promise<Response> {

@@ -107,6 +107,11 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     return this.settings.policy;
   }
 
+  /** The limits of the model the builder measures its contexts against, or null when it checks no size. */
+  get limits(): ModelLimits | null {
+    return this.settings.limits;
+  }
+
   /** The tools the builder adds to the turn's tools: the policy's reopen, if it has one. */
   get addedTools(): readonly Tool[] {
     return this.settings.policy.reopen === null ? [] : [this.settings.policy.reopen];

@@ -1,0 +1,247 @@
+// The playground page in a real browser (Debian's chromium through playwright-core) against the real app,
+// worker and Temporal dev server, with scripted streaming models. Each test writes screenshots to
+// test-results/playground/.
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ANSWER, StreamingModel } from "../fixtures/app/streaming.js";
+import { LONG_LIBRARY, playgroundAgents, TOPICS, topicQuestion } from "../fixtures/app/playground.js";
+import { gateFolder } from "../temporal/harness.js";
+import { launchBrowser, screenshot } from "./browser.js";
+import { readEvents } from "./sse.js";
+import { startAppStack, type AppStack } from "./stack.js";
+
+const ALICE = { authorization: "Bearer alice-key" };
+const QUESTION = "How often is bulky waste picked up?";
+// The assistant's model hangs mid-answer while this file is missing (the cancel test removes it).
+const hangFile = join(gateFolder(), "playground-hang");
+
+let stack: AppStack;
+let browser: Browser;
+let context: BrowserContext | null = null;
+
+beforeAll(async () => {
+  writeFileSync(hangFile, "no hang");
+  const model = new StreamingModel({ pause: 60, hang: { after: 2, file: hangFile } });
+  stack = await startAppStack({ model, more: playgroundAgents() });
+  browser = await launchBrowser();
+});
+
+afterEach(async () => {
+  await context?.close();
+  context = null;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** Every text the last turn's answer showed, in order, and the most answers the last turn ever held at once. */
+interface Seen {
+  states: string[];
+  mostAnswers: number;
+}
+
+/** Open the page at `path` in a fresh browser context with the API key given, and record the answer's states. */
+async function openPage(path = "/", viewport = { width: 1280, height: 800 }): Promise<Page> {
+  context = await browser.newContext({ viewport });
+  await context.addInitScript(() => {
+    const seen = { states: [] as string[], mostAnswers: 0 };
+    (window as unknown as { seen: Seen }).seen = seen;
+    const record = () => {
+      const last = document.querySelector("#turns > li:last-child");
+      const answers = last?.querySelectorAll(".answer") ?? [];
+      seen.mostAnswers = Math.max(seen.mostAnswers, answers.length);
+      const text = answers[0]?.querySelector(".text")?.textContent ?? "";
+      if (text !== "" && seen.states.at(-1) !== text) seen.states.push(text);
+    };
+    document.addEventListener("DOMContentLoaded", () =>
+      new MutationObserver(record).observe(document.getElementById("turns")!, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      }),
+    );
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(`${stack.served.url}${path}`);
+  await page.fill("#api-key", "alice-key");
+  await page.press("#api-key", "Enter");
+  await page.waitForSelector("#agent option", { state: "attached" });
+  expect(errors).toEqual([]);
+  return page;
+}
+
+const seenOf = (page: Page) => page.evaluate(() => (window as unknown as { seen: Seen }).seen);
+const threadIdOf = (page: Page) => page.evaluate(() => decodeURIComponent(location.hash.replace("#thread=", "")));
+
+/** Wait for `partial` states of the answer, then for the turn to complete, with a screenshot of each; what was seen. */
+async function streamedAnswer(page: Page, partial: number, names: [string, string]): Promise<Seen> {
+  await page.waitForFunction((count) => (window as unknown as { seen: Seen }).seen.states.length >= count, partial);
+  await screenshot(page, names[0]);
+  await page.waitForSelector("#status:has-text('The turn completed.')");
+  await screenshot(page, names[1]);
+  return seenOf(page);
+}
+
+async function ask(page: Page, agent: string, question: string): Promise<void> {
+  await page.selectOption("#agent", agent);
+  await page.fill("#question", question);
+  await page.press("#question", "Enter");
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(`${stack.served.url}${path}`, { headers: ALICE });
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
+}
+
+interface ThreadJson {
+  running: boolean;
+  turns: {
+    answer: { text: string; citations: { marker: string; passages: { sourceId: string; text: string }[] }[] } | null;
+    calls: number[];
+  }[];
+}
+
+/** Start a turn over HTTP and read its events to the end. */
+async function turnOverHttp(agent: string, input: string, threadId: string | null): Promise<string> {
+  const response = await fetch(`${stack.served.url}${threadId ? `/threads/${threadId}/turns` : "/threads"}`, {
+    method: "POST",
+    headers: { ...ALICE, "content-type": "application/json" },
+    body: JSON.stringify(threadId ? { input } : { agent, input }),
+  });
+  expect(response.status, await response.clone().text()).toBe(202);
+  const started = (await response.json()) as { threadId: string; events: string };
+  const messages = await readEvents(started.events, ALICE);
+  expect(messages.at(-1)!.data.status).toBe("completed");
+  return started.threadId;
+}
+
+describe("the playground page", () => {
+  it("streams the answer in partial states, shows the tool call, and ends with the recorded output", async () => {
+    const page = await openPage();
+    await ask(page, "assistant", QUESTION);
+    const { states, mostAnswers } = await streamedAnswer(page, 3, ["01-answer-streaming", "02-answer-complete"]);
+    // Every state is the start of the answer as written; at least two before the whole.
+    for (const state of states) expect(ANSWER.startsWith(state), state).toBe(true);
+    expect(states.filter((state) => state !== ANSWER).length).toBeGreaterThanOrEqual(2);
+    expect(states.at(-1)).toBe(ANSWER);
+    expect(mostAnswers).toBe(1);
+    const thread = await getJson<ThreadJson>(`/threads/${await threadIdOf(page)}`);
+    expect(await page.textContent("#turns > li:last-child .answer .text")).toBe(thread.turns.at(-1)!.answer!.text);
+    expect(await page.textContent(".tool code")).toBe('search({"query":"bulky waste"})');
+    expect(await page.textContent(".tool .result")).toMatch(/element/);
+    expect(await page.isHidden("#cancel")).toBe(true);
+  });
+
+  it("shows the passage a citation chip names when it is clicked", async () => {
+    const threadId = await turnOverHttp("assistant", QUESTION, null);
+    const thread = await getJson<ThreadJson>(`/threads/${threadId}`);
+    const citation = thread.turns[0]!.answer!.citations[0]!;
+    const page = await openPage(`/#thread=${threadId}`);
+    const chip = page.locator("#turns .chip").first();
+    await chip.waitFor();
+    expect(await chip.textContent()).toBe(citation.marker);
+    await chip.click();
+    await page.waitForSelector("#passage:not([hidden])");
+    await screenshot(page, "03-citation-passage");
+    expect(await page.textContent("#passage-body .passage-text")).toBe(citation.passages[0]!.text);
+    expect(await page.textContent("#passage-body")).toContain(citation.passages[0]!.sourceId);
+    // The chip is reachable and opens from the keyboard too.
+    await page.evaluate(() => document.getElementById("passage")!.setAttribute("hidden", ""));
+    await chip.focus();
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#passage:not([hidden])");
+  });
+
+  it("shows, in a long thread on the default policy, a compressed result and a cited passage kept whole, as explain says", async () => {
+    let threadId: string | null = null;
+    for (const topic of TOPICS.slice(0, 7)) threadId = await turnOverHttp("researcher", topicQuestion(topic), threadId);
+    const thread = await getJson<ThreadJson>(`/threads/${threadId}`);
+    const n = thread.turns.at(-1)!.calls.at(-1)!;
+    const call = await getJson<{
+      explain: { result: string; form: string; by: string }[];
+      kept: { result: string; id: string; form: string; text: string }[];
+      window: { tokens: number; limit: number };
+      request: { messages: { role: string; content: string }[] };
+    }>(`/threads/${threadId}/calls/${n}`);
+    const compressed = call.explain.filter((row) => row.form === "COMPRESSED").map((row) => row.result);
+    expect(compressed.length).toBeGreaterThan(0);
+    const kept = call.kept.find((element) => compressed.includes(element.result) && element.form === "FULL")!;
+    expect(kept).toBeDefined();
+    // The rebuilt request holds the kept passage whole, and not its result's other passages.
+    const toolTexts = call.request.messages
+      .filter((message) => message.role === "tool")
+      .map((message) => message.content);
+    expect(toolTexts.some((text) => text.includes(kept.text))).toBe(true);
+    const others = LONG_LIBRARY.document(kept.id.split("#")[0]!).filter((section) => section.id !== kept.id);
+    for (const other of others) expect(toolTexts.some((text) => text.includes(other.text))).toBe(false);
+
+    const page = await openPage(`/#thread=${threadId}`);
+    await page.locator(`#turns > li:last-child button[data-call="${n}"]`).click();
+    await page.waitForSelector("#explain");
+    await screenshot(page, "04-what-the-model-saw");
+    const rows = await page.$$eval("#explain tbody tr", (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)),
+    );
+    expect(rows).toEqual(call.explain.map((row) => [row.result, row.form, row.by]));
+    const keptBox = page.locator(`.kept[data-element="${kept.id}"]`);
+    expect(await keptBox.locator("blockquote").textContent()).toBe(kept.text);
+    expect(await keptBox.textContent()).toContain("FULL");
+    expect(await page.getAttribute("#window-meter", "value")).toBe(String(call.window.tokens));
+    expect(await page.getAttribute("#window-meter", "max")).toBe(String(call.window.limit));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator("#saw-title").scrollIntoViewIfNeeded();
+    await screenshot(page, "05-what-the-model-saw-phone");
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "06-thread-phone");
+  });
+
+  it("resumes the answer after a reload mid-turn without repeating text", async () => {
+    const page = await openPage();
+    await ask(page, "slow", QUESTION);
+    await page.waitForFunction(() => (window as unknown as { seen: Seen }).seen.states.length >= 3);
+    await screenshot(page, "07-before-reload");
+    const before = await seenOf(page);
+    expect(before.states.at(-1)).not.toBe(ANSWER);
+    await page.reload();
+    const { states, mostAnswers } = await streamedAnswer(page, 2, [
+      "08-after-reload-streaming",
+      "09-after-reload-complete",
+    ]);
+    // After the reload: each state is a piece of the answer that only grows, never a repeat; then the whole.
+    for (const state of states) expect(ANSWER.includes(state), state).toBe(true);
+    for (const [index, state] of states.slice(1).entries())
+      if (state !== ANSWER) expect(state.startsWith(states[index]!), state).toBe(true);
+    expect(states.filter((state) => state !== ANSWER).length).toBeGreaterThanOrEqual(1);
+    expect(states.at(-1)).toBe(ANSWER);
+    expect(mostAnswers).toBe(1);
+  });
+
+  it("cancels the running turn from its button and shows that it was cancelled", async () => {
+    rmSync(hangFile);
+    try {
+      const page = await openPage();
+      await ask(page, "assistant", QUESTION);
+      await page.waitForSelector("#cancel:not([hidden])");
+      while (!existsSync(hangFile)) await sleep(50);
+      await screenshot(page, "10-running-with-cancel");
+      await page.click("#cancel");
+      await page.waitForSelector("#status:has-text('The turn was cancelled.')");
+      await screenshot(page, "11-cancelled");
+      expect(await page.isHidden("#cancel")).toBe(true);
+      expect(await page.textContent("#turns > li:last-child")).toMatch(/Cancel/);
+      expect(await page.textContent("#turns > li:last-child .badge")).toBe("cancelled");
+      const thread = await getJson<ThreadJson>(`/threads/${await threadIdOf(page)}`);
+      expect(thread.running).toBe(false);
+    } finally {
+      writeFileSync(hangFile, "no hang");
+    }
+  });
+});
