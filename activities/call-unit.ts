@@ -23,9 +23,9 @@ import { isRetryable, reported } from "./failures.js";
 import {
   contextOf,
   graphOf,
-  LEASE_SECONDS,
   plannedWork,
   recorderOf,
+  renewalDue,
   renewIfDue,
   renewLease,
   storeLease,
@@ -217,7 +217,7 @@ function keepAlive(
   const timer = setInterval(() => {
     activity.heartbeat();
     const renewed = renewal.at ?? argument.lease.renewedAt ?? 0;
-    if (Date.now() - renewed < (LEASE_SECONDS * 1000) / 3) return;
+    if (!renewalDue(access, renewed)) return;
     const now = Date.now();
     // A failed renewal is not the call's failure: the append with the lease is what fences.
     renewLease(access, argument.lease).then(

@@ -53,4 +53,4 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
 }
 
 export { activityFailure } from "./failures.js";
-export { LEASE_SECONDS } from "./turn-access.js";
+export { LEASE_SECONDS } from "../src/runtime/catalog.js";

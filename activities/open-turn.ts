@@ -6,7 +6,9 @@
  * Exactly once: the lease's owner names the workflow run and the seq where its Input goes
  * (`<owner>#<seq>`). Only the lease holder writes, so a retried attempt that finds its run's lease finds
  * its Input at that seq, or the stream still ends there. (A retry that comes after the lease expired,
- * LEASE_SECONDS, takes a new one: keep controlSeconds and the retry backoff well below it.)
+ * the catalog's leaseSeconds, takes a new one: keep controlSeconds and the retry backoff well below it.)
+ * The input is admitted (AgentCatalog.admit, as the local runner does) before the lease is taken: a
+ * refused input writes nothing, not even a lease.
  */
 import { Context } from "@temporalio/activity";
 import { Input } from "../src/domain/events.js";
@@ -14,14 +16,12 @@ import { canonicalJson } from "../src/domain/json.js";
 import type { Trace } from "../src/domain/trace.js";
 import { StreamMovedError } from "../src/ports/errors.js";
 import type { Lease } from "../src/ports/store.js";
-import { accepted } from "../src/runtime/agent.js";
-import { checkGraph } from "../src/runtime/graph.js";
 import { append } from "../src/runtime/runner/work.js";
 import type { OpenedTurn, OpenTurnArgument } from "../src/temporal/contract.js";
 import { ThreadAgentError, ThreadMovedError } from "../src/temporal/errors.js";
 import { checkAuthorized } from "../src/temporal/authorize.js";
 import { reported } from "./failures.js";
-import { LEASE_SECONDS, graphOf, plannedWork, recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
+import { plannedWork, recorderOf, traceOf, type TurnAccess } from "./turn-access.js";
 
 /** How often the open takes the lease again when a writer without it moved the stream in between. */
 const OPEN_TRIES = 3;
@@ -42,7 +42,6 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
       principal: argument.principal ?? null,
       stream: argument.stream,
     });
-    accepted(catalog.agent(argument.agent).input, input);
     const event = catalog.opening(argument.agent, input);
     let trace = await traceOf(access, argument);
     if (trace.length > 0) {
@@ -53,14 +52,13 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
         );
       }
     }
+    // Size, input type, the config's graph, the window: a refused input writes nothing.
+    await catalog.admit(argument.agent, input, { threadId: argument.threadId, trace });
     const taken = await takeLease(access, argument, trace);
     const { lease, seq } = taken;
     trace = taken.trace;
     let skipped = true;
     if (trace.stream(argument.stream).length === seq) {
-      // Build the turn's graph first: a config that refuses the input (no model, an unbound tool) fails before any write.
-      const withInput = trace.with([{ position: trace.position + 1, event: { ...event, seq } }]);
-      checkGraph(await graphOf(access, argument, withInput));
       try {
         await append(recorderOf(access, { ...argument, lease }), [event], trace, argument.stream);
         skipped = false;
@@ -105,7 +103,10 @@ async function takeLease(
   let trace = read;
   for (let tries = 1; ; tries++) {
     const seq = trace.stream(argument.stream).length;
-    const lease = await store.acquire(argument.threadId, { owner: `${prefix}${seq}`, ttl: LEASE_SECONDS });
+    const lease = await store.acquire(argument.threadId, {
+      owner: `${prefix}${seq}`,
+      ttl: access.catalog.leaseSeconds,
+    });
     trace = await traceOf(access, argument);
     if (trace.stream(argument.stream).length === seq || tries >= OPEN_TRIES) return { lease, seq, trace };
     await store.release(lease);

@@ -19,9 +19,6 @@ import { waitingRequests } from "../src/runtime/runner/requests.js";
 import { pendingOf } from "./requests.js";
 import type { PlannedWork, TurnLease, TurnScope } from "../src/temporal/contract.js";
 
-/** How long the turn's lease lives between renewals, in seconds: renewed once a third of it has passed. */
-export const LEASE_SECONDS = 60;
-
 /** What the activities run with. */
 export interface TurnAccess {
   catalog: AgentCatalog;
@@ -71,9 +68,14 @@ export function contextOf(access: TurnAccess, scope: Omit<TurnScope, "lease">): 
   return { threadId: scope.threadId, agent: scope.agent, stream: scope.stream, observer: access.observer };
 }
 
-/** Keep the turn's lease alive: it lets no other runner (a local one) take the thread while the turn runs. */
+/** Keep the turn's lease alive for the catalog's leaseSeconds: no other runner (a local one) takes the thread while the turn runs. */
 export async function renewLease(access: TurnAccess, lease: Lease): Promise<void> {
-  await access.catalog.store.renew(storeLease(lease), { ttl: LEASE_SECONDS });
+  await access.catalog.store.renew(storeLease(lease), { ttl: access.catalog.leaseSeconds });
+}
+
+/** Whether a third of the lease's time has passed since `renewedAt` (epoch milliseconds): time to renew it. */
+export function renewalDue(access: TurnAccess, renewedAt: number): boolean {
+  return Date.now() - renewedAt >= (access.catalog.leaseSeconds * 1000) / 3;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function renewLease(access: TurnAccess, lease: Lease): Promise<void
  * returns when it renewed, else null. Most activities so write nothing for the lease.
  */
 export async function renewIfDue(access: TurnAccess, lease: TurnLease): Promise<number | null> {
-  if (Date.now() - (lease.renewedAt ?? 0) < (LEASE_SECONDS * 1000) / 3) return null;
+  if (!renewalDue(access, lease.renewedAt ?? 0)) return null;
   const now = Date.now();
   await renewLease(access, lease);
   return now;

@@ -19,6 +19,7 @@ import {
   type LocalActivityInterfaceFor,
 } from "@temporalio/workflow";
 import {
+  MAX_INPUT_BYTES,
   TASK_WORKFLOW,
   markdownCode,
   markdownEscaped,
@@ -44,6 +45,7 @@ export const DEFAULT_SETTINGS: Required<TurnSettings> = {
   callSeconds: 600,
   controlSeconds: 30,
   attempts: 10,
+  maxInputBytes: MAX_INPUT_BYTES,
   idsOnly: false,
 };
 

@@ -19,6 +19,7 @@ import {
   MAIN_STREAM,
   THREAD_SEARCH_ATTRIBUTE,
   argumentSizeProblem,
+  inputSizeProblem,
   markdownCode,
   markdownEscaped,
   TURN_CANCELLED,
@@ -131,9 +132,14 @@ function checkedArgument(argument: TurnArgument): Required<TurnSettings> {
     refuse("has a principal that is not a string or null");
   for (const [name, value] of Object.entries(settings)) {
     if (name === "idsOnly") continue;
-    if (typeof value !== "number" || !(value > 0) || (name === "attempts" && !Number.isInteger(value)))
-      refuse(`has settings.${name} ${JSON.stringify(value)}, which is no positive number`);
+    const whole = name === "attempts" || name === "maxInputBytes";
+    if (typeof value !== "number" || !(value > 0) || (whole && !Number.isInteger(value)))
+      refuse(`has settings.${name} ${JSON.stringify(value)}, which is no positive ${whole ? "integer" : "number"}`);
   }
+  // An input over the limit would travel into every activity's arguments: refused before any runs.
+  const oversized = inputSizeProblem(argument.input.payload, settings.maxInputBytes);
+  if (oversized !== null)
+    throw ApplicationFailure.create({ type: "InputTooLargeError", message: oversized, nonRetryable: true });
   return settings;
 }
 

@@ -309,7 +309,7 @@ async function refusedTurn(ended: Promise<unknown>): Promise<void> {
   const cause = (outcome as { cause?: unknown }).cause ?? outcome;
   const type = String((cause as { type?: unknown }).type ?? (cause as Error).name);
   const message = cause instanceof Error ? cause.message : String(cause);
-  if (type === "InputDeniedError" || type === "ValueError")
+  if (type === "InputDeniedError" || type === "InputTooLargeError" || type === "ValueError")
     throw new ProblemError(422, "Input refused", `${message} Nothing was recorded.`, { field: "input", error: type });
   throw new ProblemError(502, "The turn failed to start", `The worker refused the turn (${type}): ${message}`, {
     error: type,

@@ -6,6 +6,7 @@
 export { SoevError, CallerError, ModelOutputError, OutsideWorldError, ValueError, DecodeError } from "./errors.js";
 export type { Fault, SoevErrorOptions } from "./errors.js";
 export { canonicalJson } from "./json.js";
+export { MAX_INPUT_BYTES, jsonBytes, inputSizeProblem } from "./input-size.js";
 export type { JsonValue, JsonObject } from "./json.js";
 export { declareKind, callableKind, kebabCase } from "./kinds.js";
 export type { Kind } from "./kinds.js";

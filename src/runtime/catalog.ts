@@ -1,16 +1,23 @@
 /** AgentCatalog: the registry of agents by name, over one store, and the threads it runs locally. */
 import { randomUUID } from "node:crypto";
+import { ValueError } from "../domain/errors.js";
 import { Input, TaskInput } from "../domain/events.js";
+import { inputSizeProblem, MAX_INPUT_BYTES } from "../domain/input-size.js";
 import { EventTypes } from "../domain/registry.js";
-import type { Trace } from "../domain/trace.js";
+import { Trace } from "../domain/trace.js";
+import { StreamMovedError } from "../ports/errors.js";
 import type { Observer } from "../ports/observer.js";
 import type { TraceStore } from "../ports/store.js";
 import { accepted, type Agent } from "./agent.js";
-import { UnknownAgentError, UnknownThreadError } from "./errors.js";
-import type { Graph } from "./graph.js";
+import { InputTooLargeError, UnknownAgentError, UnknownThreadError } from "./errors.js";
+import { checkGraph, END, type Graph } from "./graph.js";
+import { pendingNode } from "./runner/pending.js";
 import { readTrace } from "./runner/work.js";
 import { taskGraph } from "./runner/task.js";
 import { Thread } from "./thread.js";
+
+/** How long a runner holds a thread's lease between renewals, in seconds, unless the catalog says (leaseSeconds). */
+export const LEASE_SECONDS = 60;
 
 /**
  * What a catalog asks of an application for one thread: the thread's resources, such as its user's
@@ -26,6 +33,17 @@ export interface CatalogOptions {
   observer?: Observer;
   /** The resources of each thread; an agent's config function reads them. Default: none (undefined). */
   resources?: ResourcesOf;
+  /**
+   * The most bytes of an input's payload as JSON that the catalog records, on both runners: a larger one
+   * is refused with InputTooLargeError before anything is recorded. Default MAX_INPUT_BYTES (256 KiB).
+   */
+  maxInputBytes?: number;
+  /**
+   * How long a runner's lease on a thread lives, in seconds; the runner renews it each third of that while
+   * the turn runs (through a model or tool call longer than the lease too). A runner that died frees its
+   * threads after this. Default LEASE_SECONDS (60).
+   */
+  leaseSeconds?: number;
 }
 
 /**
@@ -51,6 +69,10 @@ export class AgentCatalog {
   readonly store: TraceStore;
   readonly version: string | null;
   readonly observer: Observer | undefined;
+  /** The most bytes of an input's payload as JSON that the catalog records. */
+  readonly maxInputBytes: number;
+  /** How long a runner's lease on a thread lives between renewals, in seconds. */
+  readonly leaseSeconds: number;
   private readonly agents: ReadonlyMap<string, Agent>;
   private readonly registries = new Map<string, EventTypes>();
   private readonly resourcesOf: ResourcesOf;
@@ -61,6 +83,12 @@ export class AgentCatalog {
     this.version = options.version ?? null;
     this.observer = options.observer;
     this.resourcesOf = options.resources ?? (() => undefined);
+    this.maxInputBytes = options.maxInputBytes ?? MAX_INPUT_BYTES;
+    this.leaseSeconds = options.leaseSeconds ?? LEASE_SECONDS;
+    if (!Number.isInteger(this.maxInputBytes) || this.maxInputBytes <= 0)
+      throw new ValueError(`maxInputBytes must be a positive integer, not ${String(options.maxInputBytes)}.`);
+    if (!(this.leaseSeconds > 0) || !Number.isFinite(this.leaseSeconds))
+      throw new ValueError(`leaseSeconds must be a positive number of seconds, not ${String(options.leaseSeconds)}.`);
     for (const [name, agent] of this.agents) {
       this.registries.set(name, new EventTypes({ events: agent.eventTypes, elements: agent.elementTypes }));
     }
@@ -88,14 +116,67 @@ export class AgentCatalog {
     return this.registries.get(agent)!;
   }
 
-  /** Open a new thread with its first input; the turn runs on `thread.resume()`. */
+  /**
+   * Open a new thread with its first input; the turn runs on `thread.resume()`. The input is admitted
+   * first (see `admit`); a thread id that has events already is refused with a ValueError. Either way
+   * nothing is recorded.
+   */
   async open(agent: string, input: Input, options: { threadId?: string } = {}): Promise<[Thread, Input]> {
-    accepted(this.agent(agent).input, input);
     const threadId = options.threadId ?? randomUUID();
-    const [stored] = await this.store.append(threadId, [this.types(agent).check(this.opening(agent, input))], {
-      expected: { [input.stream]: 0 },
+    const trace = await readTrace(this.store, this.types(agent), threadId);
+    const existing = () =>
+      new ValueError(
+        `Thread "${threadId}" has events already: open starts a new thread. Continue this one with (await catalog.thread("${threadId}")).send(input).`,
+        { details: { threadId } },
+      );
+    if (trace.length > 0) throw existing();
+    const graph = await this.admit(agent, input, { threadId, trace });
+    try {
+      const [stored] = await this.store.append(threadId, [this.types(agent).check(this.opening(agent, input))], {
+        expected: { [input.stream]: 0 },
+      });
+      return [new Thread(this, threadId, agent, { graph, length: 1 }), this.types(agent).decode(stored!) as Input];
+    } catch (error) {
+      // Another writer opened the same id between the read and the append.
+      if (StreamMovedError.isInstance(error)) throw existing();
+      throw error;
+    }
+  }
+
+  /**
+   * Check that `input` may open the next turn of a thread whose trace is `trace`, before anything is
+   * recorded: both runners call it (Thread.send, open, and the Temporal openTurn activity), so an input
+   * is refused the same way on both and a refused input is never recorded, so no later turn shows it to
+   * a model. Returns the graph of the turn it opens.
+   * @throws UnknownAgentError for an agent the catalog lacks.
+   * @throws InputTooLargeError for a payload over `maxInputBytes` as JSON, or one whose first model call
+   *   would not fit the model's window with the input alone (that thread could never run a turn again).
+   * @throws InputDeniedError when the payload does not fit the agent's input type, or its config refuses the turn.
+   */
+  async admit(agent: string, input: Input, where: { threadId: string; trace: Trace }): Promise<Graph> {
+    this.agent(agent);
+    const tooLarge = inputSizeProblem(input.payload, this.maxInputBytes);
+    if (tooLarge !== null) throw new InputTooLargeError(tooLarge, { details: { limit: this.maxInputBytes } });
+    accepted(this.agent(agent).input, input);
+    const { threadId, trace } = where;
+    const stream = input.stream;
+    const event = { ...this.opening(agent, input), seq: trace.stream(stream).length };
+    const graph = await this.graphFor(threadId, agent, trace.with([{ position: trace.position + 1, event }]), stream);
+    checkGraph(graph);
+    this.checkInput(graph, {
+      threadId,
+      agent,
+      stream,
+      trace: new Trace([{ position: 1, event: { ...event, seq: 0 } }]),
     });
-    return [new Thread(this, threadId, agent), this.types(agent).decode(stored!) as Input];
+    return graph;
+  }
+
+  // The step that runs first on a trace of the input alone may refuse it: a model step whose call would
+  // not fit the window even then (no shrink helps), so recording it would leave the thread unusable.
+  private checkInput(graph: Graph, context: { threadId: string; agent: string; stream: string; trace: Trace }) {
+    const node = pendingNode(graph, context);
+    if (node !== END) graph.step(node).checkInput?.({ ...context, node });
   }
 
   /** A thread of the catalog. With `input`, the input is checked against the agent's input type first. */

@@ -108,6 +108,11 @@ export interface ContextBuilder {
   build(trace: Trace): ModelContext;
   /** Why each shrunk result has its form at the next model call, in result order; a builder that shrinks nothing leaves it out. */
   explain?(trace: Trace): readonly ExplainedForm[];
+  /**
+   * Refuse a turn's input before it is recorded when the first call of a trace that holds nothing but
+   * that input cannot fit the model's limits (InputTooLargeError). Absent: every input fits.
+   */
+  checkInput?(trace: Trace): void;
 }
 
 /** The shown form of elements: the text of one event's elements, under their numbers. */
@@ -172,6 +177,11 @@ export interface Step {
    * the units before `key` are recorded; the runner waits and asks again. Default: always.
    */
   ready?(context: StepContext, key: string): boolean;
+  /**
+   * Refuse a turn's input before it is recorded, when this step, the first with work, could never run
+   * on it: `context.trace` holds nothing but the input. Absent: the step takes any input the agent admits.
+   */
+  checkInput?(context: StepContext): void;
 }
 
 /**

@@ -26,3 +26,9 @@ export class UnboundToolError extends CallerError {}
 
 /** A tool's function returned something that is not a ToolOutput. */
 export class ToolReturnError extends CallerError {}
+
+/**
+ * An input too large to record: its payload over the catalog's `maxInputBytes` as JSON, or a first model
+ * call that would not fit the model's window with the input alone. Refused before anything is recorded.
+ */
+export class InputTooLargeError extends InputDeniedError {}

@@ -39,6 +39,7 @@ export {
   UnboundToolError,
   ToolReturnError,
   InputDeniedError,
+  InputTooLargeError,
   UnknownAgentError,
   UnknownThreadError,
   GraphError,
@@ -53,7 +54,7 @@ export { ToolStep, FINISH_DIRECTIVE } from "./steps/tool-step.js";
 export type { ToolStepOptions } from "./steps/tool-step.js";
 export { accepted } from "./agent.js";
 export type { Agent } from "./agent.js";
-export { AgentCatalog } from "./catalog.js";
+export { AgentCatalog, LEASE_SECONDS } from "./catalog.js";
 export type { CatalogOptions, ResourcesOf } from "./catalog.js";
 export { Thread } from "./thread.js";
 export type { ResumeOptions } from "./thread.js";

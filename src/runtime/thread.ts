@@ -3,20 +3,16 @@ import { randomUUID } from "node:crypto";
 import { Input, MAIN } from "../domain/events.js";
 import type { Trace } from "../domain/trace.js";
 import type { Fragment } from "../ports/model.js";
-import { accepted } from "./agent.js";
 import type { AgentCatalog } from "./catalog.js";
-import { END, checkGraph } from "./graph.js";
+import { END, checkGraph, type Graph } from "./graph.js";
 import { runTurn } from "./runner/local.js";
 import { pendingNode } from "./runner/pending.js";
-import { observedRun } from "./runner/work.js";
+import { append, observedRun } from "./runner/work.js";
 import { openRequests, recordAnswer, recordTurnFailure } from "./runner/requests.js";
 import { CANCELLED } from "../domain/requests.js";
 import type { JsonValue } from "../domain/json.js";
 import type { Request } from "../domain/events.js";
 import type { Lease } from "../ports/store.js";
-
-/** How long a local run holds the thread's lease between renewals, in seconds. */
-const LEASE_SECONDS = 60;
 
 /** Options of a local run. */
 export interface ResumeOptions {
@@ -33,6 +29,9 @@ export class Thread {
     readonly id: string,
     /** The name of the thread's agent. */
     readonly agent: string,
+    // The graph that admitting the thread's last input built, for the run that trace ends at: the
+    // agent's config runs once per local turn.
+    private admitted: { graph: Graph; length: number } | null = null,
   ) {}
 
   /** The thread's trace, decoded. */
@@ -45,17 +44,37 @@ export class Thread {
    * says it stands. Returns the trace.
    */
   async resume(options: ResumeOptions = {}): Promise<Trace> {
-    const { observer } = this.catalog;
+    return this.holding((lease) => this.run(lease, options));
+  }
+
+  /**
+   * Record an input that starts a new turn, and run the turn. Returns the trace. The thread's lease is
+   * taken first and the input appended with it and the stream's `expected` length, so a send while
+   * another runner's turn holds the thread (a running Temporal turn) raises LeaseHeldError with nothing
+   * written. The input is admitted before (AgentCatalog.admit): a refused input is never recorded.
+   */
+  async send(input: Input, options: ResumeOptions = {}): Promise<Trace> {
     return this.holding(async (lease) => {
       const trace = await this.trace();
-      const graph = await this.catalog.graphFor(this.id, this.agent, trace);
-      checkGraph(graph);
-      const run = () => runTurn(this.recorder(lease), graph, { agent: this.agent, observer, ...options });
-      // The observer is told of the input that opened the turn only while that turn is not over.
-      const over = pendingNode(graph, { threadId: this.id, agent: this.agent, stream: MAIN, trace }) === END;
-      const opening = over ? null : (trace.stream(MAIN).byType(Input).at(-1) ?? null);
-      return await observedRun(observer, { threadId: this.id, agent: this.agent, opening }, run);
+      const graph = await this.catalog.admit(this.agent, input, { threadId: this.id, trace });
+      await append(this.recorder(lease), [this.catalog.opening(this.agent, input)], trace, input.stream);
+      this.admitted = { graph, length: trace.length + 1 };
+      return this.run(lease, options);
     });
+  }
+
+  private async run(lease: Lease, options: ResumeOptions): Promise<Trace> {
+    const { observer } = this.catalog;
+    const trace = await this.trace();
+    const admitted = this.admitted?.length === trace.length ? this.admitted.graph : null;
+    this.admitted = null;
+    const graph = admitted ?? (await this.catalog.graphFor(this.id, this.agent, trace));
+    checkGraph(graph);
+    const run = () => runTurn(this.recorder(lease), graph, { agent: this.agent, observer, ...options });
+    // The observer is told of the input that opened the turn only while that turn is not over.
+    const over = pendingNode(graph, { threadId: this.id, agent: this.agent, stream: MAIN, trace }) === END;
+    const opening = over ? null : (trace.stream(MAIN).byType(Input).at(-1) ?? null);
+    return await observedRun(observer, { threadId: this.id, agent: this.agent, opening }, run);
   }
 
   /** The Requests the running turn waits on that a person may answer, oldest first. */
@@ -90,11 +109,11 @@ export class Thread {
 
   // Run `body` holding the thread's lease, renewed while it runs, released after.
   private async holding<T>(body: (lease: Lease) => Promise<T>): Promise<T> {
-    const { store } = this.catalog;
-    const lease = await store.acquire(this.id, { owner: `local-${randomUUID()}`, ttl: LEASE_SECONDS });
+    const { store, leaseSeconds } = this.catalog;
+    const lease = await store.acquire(this.id, { owner: `local-${randomUUID()}`, ttl: leaseSeconds });
     const renewal = setInterval(
-      () => void store.renew(lease, { ttl: LEASE_SECONDS }).catch(() => undefined),
-      (LEASE_SECONDS * 1000) / 3,
+      () => void store.renew(lease, { ttl: leaseSeconds }).catch(() => undefined),
+      (leaseSeconds * 1000) / 3,
     );
     renewal.unref();
     try {
@@ -103,14 +122,5 @@ export class Thread {
       clearInterval(renewal);
       await store.release(lease);
     }
-  }
-
-  /** Record an input that starts a new turn, and run the turn. Returns the trace. */
-  async send(input: Input, options: ResumeOptions = {}): Promise<Trace> {
-    accepted(this.catalog.agent(this.agent).input, input);
-    await this.catalog.store.append(this.id, [
-      this.catalog.types(this.agent).check(this.catalog.opening(this.agent, input)),
-    ]);
-    return this.resume(options);
   }
 }

@@ -4,7 +4,11 @@
  * workflows/ imports it, and a client of any Temporal SDK can follow it (docs/temporal.md).
  */
 
+import { jsonBytes } from "../domain/input-size.js";
+
 export { THREAD_SEARCH_ATTRIBUTE, AGENT_SEARCH_ATTRIBUTE } from "./search-attributes.js";
+// Pure and import-free: the workflow measures an input as the catalog does.
+export { MAX_INPUT_BYTES, inputSizeProblem } from "../domain/input-size.js";
 
 /** The workflow type of one turn of a thread. */
 export const TURN_WORKFLOW = "soevTurn";
@@ -45,16 +49,16 @@ export function threadIdOf(workflowId: string): string | null {
   return workflowId.startsWith(WORKFLOW_ID_PREFIX) ? workflowId.slice(WORKFLOW_ID_PREFIX.length) || null : null;
 }
 
-/** The most bytes of the turn's argument as JSON (UTF-8): a larger one fails the workflow before anything runs. */
+/** The most bytes of the turn's argument as JSON (UTF-8) besides its input's payload, which `maxInputBytes` limits. */
 export const MAX_ARGUMENT_BYTES = 256 * 1024;
 
 /** The deepest nesting of arrays and objects in the turn's argument. */
 export const MAX_ARGUMENT_DEPTH = 32;
 
 /**
- * What is wrong with the size of a turn's argument, or null: more than MAX_ARGUMENT_BYTES as JSON, or
- * nested deeper than MAX_ARGUMENT_DEPTH. Depth is checked first, without recursion, so a deep value
- * cannot overflow the stack.
+ * What is wrong with the size of a turn's argument, or null: nested deeper than MAX_ARGUMENT_DEPTH, or
+ * more than MAX_ARGUMENT_BYTES as JSON besides its input's payload (inputSizeProblem checks that against
+ * the turn's `maxInputBytes`). Depth is checked first, without recursion, so a deep value cannot overflow the stack.
  */
 export function argumentSizeProblem(argument: unknown): string | null {
   const pending: [unknown, number][] = [[argument, 1]];
@@ -64,13 +68,15 @@ export function argumentSizeProblem(argument: unknown): string | null {
     if (depth > MAX_ARGUMENT_DEPTH) return `is nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
     for (const item of Object.values(value)) pending.push([item, depth + 1]);
   }
-  const json = JSON.stringify(argument) ?? "";
-  let bytes = 0;
-  for (let index = 0; index < json.length; index += 1) {
-    const code = json.charCodeAt(index);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code < 0xdc00 ? 2 : 3;
-  }
-  return bytes > MAX_ARGUMENT_BYTES ? `is ${bytes} bytes as JSON, over the limit of ${MAX_ARGUMENT_BYTES}` : null;
+  const input = (argument as { input?: unknown } | null)?.input;
+  const rest =
+    input !== null && typeof input === "object"
+      ? { ...(argument as object), input: { ...input, payload: null } }
+      : argument;
+  const bytes = jsonBytes(rest);
+  return bytes > MAX_ARGUMENT_BYTES
+    ? `is ${bytes} bytes as JSON besides its input's payload, over the limit of ${MAX_ARGUMENT_BYTES}`
+    : null;
 }
 
 /** `text` with Temporal markdown's special characters escaped, so user text shows as written in the UI. */
@@ -109,6 +115,12 @@ export interface TurnSettings {
   controlSeconds?: number;
   /** The attempts of one activity before the turn fails, transient errors included. Default 10. */
   attempts?: number;
+  /**
+   * The most bytes of the input's payload as JSON that startTurn and the workflow let through: a larger
+   * input fails with InputTooLargeError before anything runs. The worker's catalog checks its own
+   * `maxInputBytes` again before it records. Default MAX_INPUT_BYTES (256 KiB).
+   */
+  maxInputBytes?: number;
   /**
    * Keep user text out of what the Temporal UI shows: summaries and details name the agent, the thread,
    * the model, the tools and the nodes only, and the result carries ids, positions and counts, no answer

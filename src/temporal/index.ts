@@ -47,6 +47,8 @@ export {
   argumentSizeProblem,
   MAX_ARGUMENT_BYTES,
   MAX_ARGUMENT_DEPTH,
+  MAX_INPUT_BYTES,
+  inputSizeProblem,
 } from "./contract.js";
 export type {
   TurnArgument,

@@ -11,9 +11,12 @@ import {
 } from "@temporalio/client";
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from "@temporalio/common";
 import { ValueError } from "../domain/errors.js";
+import { InputTooLargeError } from "../runtime/errors.js";
 import {
   DEFAULT_TASK_QUEUE,
+  MAX_INPUT_BYTES,
   TURN_WORKFLOW,
+  inputSizeProblem,
   markdownCode,
   markdownEscaped,
   shortened,
@@ -55,7 +58,10 @@ export interface TurnHandle {
 }
 
 /**
- * Start one turn. A second start while a turn of the thread runs raises TurnRunningError.
+ * Start one turn. A second start while a turn of the thread runs raises TurnRunningError. An input whose
+ * payload is over `settings.maxInputBytes` as JSON (default MAX_INPUT_BYTES, 256 KiB) raises
+ * InputTooLargeError before any workflow starts; the worker checks its catalog's limit and the agent's
+ * input type again before it records anything.
  *
  * @example
  * ```ts
@@ -74,6 +80,9 @@ export interface TurnHandle {
  */
 export async function startTurn(client: Client, options: StartTurnOptions): Promise<TurnHandle> {
   if (!options.agent) throw new ValueError("startTurn needs the agent's name.");
+  const limit = options.settings?.maxInputBytes ?? MAX_INPUT_BYTES;
+  const tooLarge = inputSizeProblem(options.input.payload, limit);
+  if (tooLarge !== null) throw new InputTooLargeError(tooLarge, { details: { limit } });
   const threadId = options.threadId ?? randomUUID();
   const workflowId = workflowIdOf(threadId);
   const argument: TurnArgument = {

@@ -3,24 +3,23 @@
 // the same way when the task starts, before the task's first model call.
 import { expect, it } from "vitest";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
-import { Input, ModelOutput } from "../../src/domain/index.js";
+import { Input } from "../../src/domain/index.js";
 import { AgentCatalog, UnboundToolError } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
 import { search } from "./tools/town.js";
 import { assistant, research } from "../fixtures/delegation.js";
 
-it("refuses a turn whose agent holds an unbound tool before the model is called", async () => {
+it("refuses a turn whose agent holds an unbound tool before its input is recorded and the model is called", async () => {
   const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Done."]);
   const agent = new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [search] }));
   const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
-  const [thread] = await catalog.open("assistant", Input({ payload: "Dogs?", model: "scripted" }));
 
-  const refused = thread.resume();
+  const refused = catalog.open("assistant", Input({ payload: "Dogs?", model: "scripted" }), { threadId: "t1" });
   await expect(refused).rejects.toThrow(UnboundToolError);
   await expect(refused).rejects.toThrow('Tool "search" has values that nothing bound: "library".');
   expect(model.requests).toHaveLength(0);
-  expect((await thread.trace()).byType(ModelOutput)).toHaveLength(0);
+  expect(await catalog.store.threads({ limit: 10 })).toEqual([]);
 });
 
 it("refuses a task whose delegation's graph holds an unbound tool before the task's model is called", async () => {

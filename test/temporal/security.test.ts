@@ -239,23 +239,34 @@ describe("who may run a turn of a thread", () => {
     });
   });
 
-  it("refuses an argument over the byte or depth limit before any activity", async () => {
+  it("refuses an argument over the byte or depth limit before any activity, from a client that skips startTurn's check", async () => {
     await withTownWorker(scripted(), {}, async (taskQueue) => {
       let deep: unknown = "x";
       for (let level = 0; level < 40; level += 1) deep = [deep];
-      for (const [payload, message] of [
-        ["x".repeat(300 * 1024), /bytes as JSON, over the limit of 262144/],
-        [deep, /nested deeper than 32 levels/],
+      for (const [payload, type, message] of [
+        [
+          "x".repeat(300 * 1024),
+          "InputTooLargeError",
+          /The input is 307202 bytes as JSON, over the limit of 262144 bytes/,
+        ],
+        [deep, "ValueError", /nested deeper than 32 levels/],
       ] as const) {
-        const turn = await startTurn(
-          temporal.client,
-          turnOptions(taskQueue, { input: { payload: payload as never, model: "scripted" } }),
-        );
-        const cause = await failureOf(turn.result() as Promise<TurnResult>);
-        expect(cause.type).toBe("ValueError");
+        const threadId = `security-${randomBytes(4).toString("hex")}`;
+        const argument: TurnArgument = {
+          agent: "assistant",
+          threadId,
+          input: { payload: payload as never, model: "scripted" },
+        };
+        const workflow = await temporal.client.workflow.start(TURN_WORKFLOW, {
+          args: [argument],
+          taskQueue,
+          workflowId: workflowIdOf(threadId),
+        });
+        const cause = await failureOf(workflow.result() as Promise<TurnResult>);
+        expect(cause.type).toBe(type);
         expect(cause.nonRetryable).toBe(true);
         expect(cause.message).toMatch(message);
-        const history = await turn.workflow.fetchHistory();
+        const history = await workflow.fetchHistory();
         expect((history.events ?? []).some((event) => activityOf(event) !== null)).toBe(false);
       }
     });

@@ -51,6 +51,11 @@ export class LlmStep implements ModelStep {
       .some((event) => ModelOutput.is(event) && event.origin === context.node);
   }
 
+  /** Refuse an input whose first call would not fit the model's limits even alone (the builder's checkInput). */
+  checkInput(context: StepContext): void {
+    this.builder.checkInput?.(streamTrace(context));
+  }
+
   /** The context the next call of this step gets: what replay rebuilds. */
   rebuild(context: StepContext): ModelContext {
     return this.builder.build(streamTrace(context));

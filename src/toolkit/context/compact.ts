@@ -152,6 +152,11 @@ export class CompactingStep implements ModelStep {
     return this.step.done(context, key);
   }
 
+  /** Refuse an input that would not fit even alone: no summary can make room for the input itself. */
+  checkInput(context: StepContext): void {
+    this.step.checkInput(context);
+  }
+
   /** The context the next call gets: what replay rebuilds (after a recorded Compaction, it shows its summary). */
   rebuild(context: StepContext): ModelContext {
     return this.step.rebuild(context);

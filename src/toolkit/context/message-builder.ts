@@ -9,6 +9,7 @@ import type { Trace } from "../../domain/trace.js";
 import type { ToolDef } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
+import { InputTooLargeError } from "../../runtime/errors.js";
 import type { CitationStrategy, ContextBuilder, ModelContext, Show, Step, Tool } from "../../runtime/contracts.js";
 import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import type { RenderInput } from "../inputs/render.js";
@@ -163,6 +164,27 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
       );
     }
     return assessment.context;
+  }
+
+  /**
+   * With limits, refuse an input whose first call, with nothing before it but the prompt and the tools,
+   * does not fit the window with the output reserve: no shrink or summary could ever make room for it.
+   * `trace` holds the input alone. Without limits every input fits, and nothing is built.
+   * @throws InputTooLargeError naming the estimated tokens and the window.
+   */
+  checkInput(trace: Trace): void {
+    const { limits, policy } = this.settings;
+    if (limits === null) return;
+    const assessment = this.assess(trace);
+    if (assessment.fits) return;
+    throw new InputTooLargeError(
+      `The input alone makes a first call to "${assessment.context.model}" of about ${assessment.tokens} tokens; with the output reserve of ` +
+        `${policy.outputReserve.count} it does not fit in the window of ${limits.window.count} tokens. ` +
+        "Send a smaller input, or run the agent on a model with a larger window.",
+      {
+        details: { tokens: assessment.tokens, outputReserve: policy.outputReserve.count, window: limits.window.count },
+      },
+    );
   }
 
   /** Build the context of the next call with its estimated prompt tokens, and whether it fits, without refusing it. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryTraceStore } from "../../../src/adapters/index.js";
-import { Compaction, Failure, Input, ModelOutput, Trace } from "../../../src/domain/index.js";
+import { Compaction, Failure, Input, ModelOutput, Trace, encode } from "../../../src/domain/index.js";
 import type { CallOptions, ChatRequest, Fragment } from "../../../src/ports/index.js";
-import { AgentCatalog, accepted, replay } from "../../../src/runtime/index.js";
+import { AgentCatalog, InputTooLargeError, accepted, replay } from "../../../src/runtime/index.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import {
   BRACKETS,
@@ -243,7 +243,11 @@ describe("compaction", () => {
     const tight = { compact: new Compact(), shrink: [], outputReserve: new Tokens(31_990) };
     const agent = agentOn(model, tight);
     const agents = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
-    const [opened] = await agents.open("assistant", Input({ payload: QUESTIONS[0]!, model: "scripted" }));
+    const input = Input({ payload: QUESTIONS[0]!, model: "scripted" });
+    // Admission refuses such an input (it never fits); one recorded by an older version still fails cleanly.
+    await expect(agents.open("assistant", input)).rejects.toThrow(InputTooLargeError);
+    await agents.store.append("t1", [encode(agents.opening("assistant", input))]);
+    const opened = await agents.thread("t1");
     await expect(opened.resume()).rejects.toThrow(/replaced every turn/);
     expect(model.requests).toHaveLength(0);
     expect((await opened.trace()).byType(Failure).map((failure) => failure.error)).toEqual(["ContextFullError"]);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Failure } from "../../../src/domain/events.js";
+import { InMemoryTraceStore } from "../../../src/adapters/index.js";
+import { Input } from "../../../src/domain/events.js";
+import { AgentCatalog } from "../../../src/runtime/index.js";
 import { BRACKETS } from "../../../src/runtime/citations.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import {
@@ -11,7 +13,7 @@ import {
   ReActConfig,
   promptTemplate,
 } from "../../../src/toolkit/index.js";
-import { openTurn, runTurn, search } from "../../fixtures/react-turn.js";
+import { runTurn, search } from "../../fixtures/react-turn.js";
 
 const systemOf = (model: ScriptedModel, call = 0) => model.requests[call]!.messages[0];
 
@@ -33,7 +35,8 @@ describe("the system prompt of a ReAct turn", () => {
       text: "Hi",
     });
     await runTurn(new ReActAgent(new ReActConfig({ model, prompt }), { input: ChatTurnInput }), { text: "Hey" });
-    expect(seen).toEqual(["[1]", null]);
+    // Each turn's first call is built once when its input is admitted (does it fit the window?), once when it runs.
+    expect(seen).toEqual(["[1]", "[1]", null, null]);
     expect(systemOf(model, 0)!.content).toBe('Answer "Hi". Cite like [1].');
     expect(systemOf(model, 1)!.content).toBe('Answer "Hey". Cite like nothing.');
   });
@@ -102,14 +105,14 @@ describe("a PromptFile as the prompt of a ReAct turn", () => {
     expect(model.requests[0]!.tools[0]!.description).toBe("Search. Use short keywords.");
   });
 
-  it("without a system template fails the turn at its first model call, and the trace records the failure", async () => {
+  it("without a system template refuses the turn's input before it is recorded: its first call cannot be built", async () => {
     const model = new ScriptedModel(["Hello."]);
     const agent = new ReActAgent(new ReActConfig({ model, prompt: PromptFile.parse("texts: { finish: Stop now. }") }));
-    const { thread } = await openTurn(agent, "Hi");
-    await expect(thread.resume()).rejects.toThrow(PromptFileError);
+    const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent });
+    const opened = catalog.open("assistant", Input({ payload: "Hi", model: "scripted" }), { threadId: "t1" });
+    await expect(opened).rejects.toThrow(PromptFileError);
+    await expect(opened).rejects.toThrow(/no system template/);
     expect(model.requests).toHaveLength(0);
-    const failures = (await thread.trace()).byType(Failure);
-    expect(failures.map((failure) => [failure.error, failure.origin])).toEqual([["PromptFileError", "model"]]);
-    expect(failures[0]!.message).toMatch(/no system template/);
+    expect(await catalog.store.threads({ limit: 10 })).toEqual([]);
   });
 });
