@@ -3,7 +3,7 @@
 // the same way when the task starts, before the task's first model call.
 import { expect, it } from "vitest";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
-import { Input } from "../../src/domain/index.js";
+import { Input, ModelOutput } from "../../src/domain/index.js";
 import { AgentCatalog, UnboundToolError } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";

@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InMemoryTraceStore } from "../../../src/adapters/index.js";
-import { Compaction, Failure, Input, ModelOutput, ToolOutput } from "../../../src/domain/index.js";
-import { AgentCatalog, tool } from "../../../src/runtime/index.js";
+import { Compaction, Failure, Input, ModelOutput, ToolOutput, encode } from "../../../src/domain/index.js";
+import { AgentCatalog, InputTooLargeError, tool } from "../../../src/runtime/index.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import {
   COMPRESSED,
@@ -78,7 +78,12 @@ describe("the default context of a ReActConfig", () => {
     expect(agent.build(undefined, Text.parse("x"), "scripted").step("model")).not.toBeInstanceOf(CompactingStep);
     const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
     // About 26,000 tokens: below the window of 32,000, but not with the 8,192 that the output needs.
-    const [thread] = await catalog.open("assistant", Input({ payload: PAGE.repeat(4), model: "scripted" }));
+    const input = Input({ payload: PAGE.repeat(4), model: "scripted" });
+    // Admission refuses it before anything is recorded; one recorded by an older version fails its call.
+    await expect(catalog.open("assistant", input)).rejects.toThrow(InputTooLargeError);
+    expect(await catalog.store.threads({ limit: 10 })).toEqual([]);
+    await catalog.store.append("t1", [encode(catalog.opening("assistant", input))]);
+    const thread = await catalog.thread("t1");
     await expect(thread.resume()).rejects.toThrow(ContextFullError);
     expect(model.requests).toHaveLength(0);
     const trace = await thread.trace();
