@@ -70,6 +70,7 @@ export function pendingOf(request: Request, idsOnly = false): PendingRequest {
     requestId: request.requestId,
     kind: request.kind,
     text: idsOnly ? withheld : shortened(request.text, 400),
+    stream: request.stream,
     schema: request.schema,
     callId: request.callId,
     tool: request.tool,

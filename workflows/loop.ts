@@ -131,7 +131,7 @@ export async function runGraph(
     );
     const current = { ...scope, lease };
     watch.runs(node, work);
-    const results = await Promise.allSettled(work.map((unit) => runUnit(calls, current, node, unit, inputSeq)));
+    const results = await Promise.allSettled(work.map((unit) => runUnit(calls, current, node, unit, inputSeq, watch)));
     watch.ran();
     const cancelled = results.find((outcome) => outcome.status === "rejected" && isCancellation(outcome.reason));
     if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
@@ -162,6 +162,7 @@ async function runUnit(
   node: string,
   unit: WorkUnit,
   inputSeq: number | null,
+  watch: TurnWatch,
 ): Promise<WorkDone> {
   const { activities, units, control } = calls;
   const argument: WorkArgument = { ...scope, node, unit, inputSeq };
@@ -181,11 +182,15 @@ async function runUnit(
     next: handed.next,
     settings: calls.settings,
   };
-  await executeChild<(argument: TaskArgument) => Promise<TaskResult>>(TASK_WORKFLOW, {
-    workflowId: taskWorkflowIdOf(scope.threadId, handed.stream),
-    args: [task],
-    staticSummary: `${scope.agent} task: ${summary}`,
-  });
+  try {
+    await executeChild<(argument: TaskArgument) => Promise<TaskResult>>(TASK_WORKFLOW, {
+      workflowId: taskWorkflowIdOf(scope.threadId, handed.stream),
+      args: [task],
+      staticSummary: `${scope.agent} task: ${summary}`,
+    });
+  } finally {
+    watch.taskEnded(handed.stream);
+  }
   return activities.handBack.executeWithOptions({ ...control, summary: `hand back ${summary}` }, [argument]);
 }
 

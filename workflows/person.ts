@@ -8,13 +8,20 @@ import {
   ActivityFailure,
   condition,
   defineQuery,
+  defineSignal,
   defineUpdate,
+  getExternalWorkflowHandle,
   setCurrentDetails,
   setHandler,
 } from "@temporalio/workflow";
 import {
   ANSWER_UPDATE,
   STATUS_QUERY,
+  TASK_ANSWERED_SIGNAL,
+  TASK_WAITING_SIGNAL,
+  taskWorkflowIdOf,
+  workflowIdOf,
+  type TaskWaiting,
   markdownCode,
   markdownEscaped,
   shortened,
@@ -32,6 +39,10 @@ import type { TurnCalls } from "./loop.js";
 export const answerUpdate = defineUpdate<AnswerResult, [AnswerArgument]>(ANSWER_UPDATE);
 /** The Query that tells where the turn stands. */
 export const statusQuery = defineQuery<TurnStatus>(STATUS_QUERY);
+/** A task tells its turn what it waits on. */
+export const taskWaitingSignal = defineSignal<[TaskWaiting]>(TASK_WAITING_SIGNAL);
+/** The turn tells a task that it recorded the answer to one of its requests. */
+export const taskAnsweredSignal = defineSignal<[string]>(TASK_ANSWERED_SIGNAL);
 
 // An approval's answer, whatever the request's schema says (the runtime's APPROVAL_SCHEMA).
 const APPROVAL = {
@@ -62,7 +73,8 @@ export function waitingDetails(agent: string, waiting: readonly PendingRequest[]
 
 /**
  * Where a turn stands, as the workflow knows it: the node and units running, the requests it waits on,
- * and the answers taken. The turn workflow installs its handlers; a task's run keeps one without them.
+ * and the answers taken, its delegated tasks' requests too. The turn workflow installs its handlers; a
+ * task's workflow installs the task's (its requests are answered through its turn).
  */
 export class TurnWatch {
   state: TurnStatus["state"] = "opening";
@@ -74,8 +86,11 @@ export class TurnWatch {
   private readonly taken = new Set<string>();
   /** The ids of requests whose Response is recorded. */
   private readonly recorded = new Set<string>();
+  /** A task's requests by its stream, as its workflow signalled them: the turn's status and answer take them. */
+  private readonly tasks = new Map<string, PendingRequest[]>();
   private scope: TurnScope | null = null;
-  private answerable = false;
+  /** A task's watch: it tells its turn's workflow what it waits on, and hears of the answers the turn recorded. */
+  private task = false;
 
   constructor(
     readonly threadId: string,
@@ -84,11 +99,27 @@ export class TurnWatch {
 
   /** Install the `answer` Update and the `status` Query; answers are recorded under `scope` once the turn opened. */
   install(calls: TurnCalls): void {
-    this.answerable = true;
     setHandler(statusQuery, () => this.status());
     setHandler(answerUpdate, (argument) => this.answer(calls, argument), {
       validator: (argument) => this.validate(argument),
     });
+    setHandler(taskWaitingSignal, ({ stream, requests }) => {
+      if (requests.length > 0) this.tasks.set(stream, requests);
+      else this.tasks.delete(stream);
+    });
+  }
+
+  /** A task's watch: the answers to its requests come from its turn's workflow, which records them. */
+  installTask(): void {
+    this.task = true;
+    setHandler(taskAnsweredSignal, (requestId) => {
+      this.recorded.add(requestId);
+    });
+  }
+
+  /** The task on `stream` ended: none of its requests waits any more. */
+  taskEnded(stream: string): void {
+    this.tasks.delete(stream);
   }
 
   /** The turn opened: its scope (with the lease) records the answers. */
@@ -111,13 +142,17 @@ export class TurnWatch {
 
   /** The status the Query returns. */
   status(): TurnStatus {
+    const open = (request: PendingRequest) =>
+      !this.taken.has(request.requestId) && !this.recorded.has(request.requestId);
+    const tasks = [...this.tasks.values()].flat().filter(open);
     return {
       threadId: this.threadId,
       agent: this.agent,
-      state: this.state,
+      // A turn whose delegated task waits for a person waits too.
+      state: this.state === "running" && tasks.length > 0 ? "waiting" : this.state,
       node: this.node,
       running: [...this.running],
-      requests: this.waiting.filter((request) => !this.taken.has(request.requestId)),
+      requests: [...this.waiting.filter((request) => !this.taken.has(request.requestId)), ...tasks],
     };
   }
 
@@ -131,13 +166,8 @@ export class TurnWatch {
     failed: (failure: NonNullable<Awaited<ReturnType<TurnCalls["activities"]["expireRequest"]>>["failure"]>) => Error,
   ): Promise<void> {
     const scope = this.scope!;
-    if (!this.answerable) {
-      throw ApplicationFailure.create({
-        type: "ValueError",
-        message: `A tool of the task on stream "${scope.stream}" asked a person (request "${waiting[0]!.requestId}"): tasks of a ToolDelegation cannot wait for answers yet. Ask in the parent's tools.`,
-        nonRetryable: true,
-      });
-    }
+    // A task's requests are answered through its turn: tell the turn's workflow what waits.
+    if (this.task) await this.tellTurn(waiting);
     this.state = "waiting";
     this.running = [];
     this.waiting = waiting;
@@ -148,7 +178,7 @@ export class TurnWatch {
       await condition(answered);
     } else {
       const nearest = Math.min(...deadlines);
-      if (await condition(answered, Math.max(1, nearest))) return this.resumed();
+      if (await condition(answered, Math.max(1, nearest))) return await this.resumed();
       for (const request of waiting.filter((candidate) => candidate.deadlineMs === nearest)) {
         // An answer taken but not yet recorded is refused from here on: the deadline decides.
         this.taken.add(request.requestId);
@@ -159,14 +189,34 @@ export class TurnWatch {
         if (expired.failure !== null) throw failed(expired.failure);
       }
     }
-    this.resumed();
+    await this.resumed();
   }
 
   // An answer may come for a request that still waits while the turn runs on: it stays answerable until
   // the next plan says what waits.
-  private resumed(): void {
+  private async resumed(): Promise<void> {
     this.state = "running";
     this.waiting = this.waiting.filter((request) => !this.recorded.has(request.requestId));
+    if (this.task) await this.tellTurn(this.waiting);
+  }
+
+  private async tellTurn(requests: PendingRequest[]): Promise<void> {
+    const scope = this.scope!;
+    await getExternalWorkflowHandle(workflowIdOf(scope.threadId)).signal(taskWaitingSignal, {
+      stream: scope.stream,
+      requests,
+    });
+  }
+
+  /** The request of the id that waits, here or in a task, and the stream it waits on. */
+  private waitingRequest(requestId: string): { request: PendingRequest; stream: string } | undefined {
+    const own = this.waiting.find((candidate) => candidate.requestId === requestId);
+    if (own !== undefined) return { request: own, stream: this.scope!.stream };
+    for (const [stream, requests] of this.tasks) {
+      const request = requests.find((candidate) => candidate.requestId === requestId);
+      if (request !== undefined) return { request, stream };
+    }
+    return undefined;
   }
 
   private validate(argument: AnswerArgument): void {
@@ -178,7 +228,7 @@ export class TurnWatch {
     const { requestId } = argument;
     if (this.taken.has(requestId) || this.recorded.has(requestId))
       refuse(`Request "${requestId}" is answered already; an answer is recorded once.`);
-    const request = this.waiting.find((candidate) => candidate.requestId === requestId);
+    const request = this.waitingRequest(requestId)?.request;
     if (request === undefined) {
       const open = this.status().requests.map((candidate) => candidate.requestId);
       refuse(`No request "${requestId}" waits for an answer in this turn; waiting: ${open.join(", ") || "none"}.`);
@@ -193,13 +243,17 @@ export class TurnWatch {
 
   private async answer(calls: TurnCalls, argument: AnswerArgument): Promise<AnswerResult> {
     const { requestId } = argument;
+    const stream = this.waitingRequest(requestId)?.stream ?? this.scope!.stream;
     this.taken.add(requestId);
     try {
       const result = await calls.activities.recordAnswer.executeWithOptions(
         { ...calls.control, summary: `answer ${requestId}` },
-        [{ ...this.scope!, requestId, payload: argument.payload }],
+        [{ ...this.scope!, stream, requestId, payload: argument.payload }],
       );
       this.recorded.add(requestId);
+      // A task's request: its workflow waits for word that the answer is recorded.
+      if (stream !== this.scope!.stream)
+        await getExternalWorkflowHandle(taskWorkflowIdOf(this.threadId, stream)).signal(taskAnsweredSignal, requestId);
       return result;
     } catch (error) {
       this.taken.delete(requestId);

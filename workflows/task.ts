@@ -19,6 +19,7 @@ export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
     ...(argument.idsOnly ? { idsOnly: true } : {}),
   };
   const watch = new TurnWatch(argument.threadId, argument.agent);
+  watch.installTask();
   watch.opened(scope);
   try {
     const first = argument.next ?? (await calls.activities.nextWork(scope));

@@ -8,7 +8,7 @@ import { Request, Response } from "../domain/events.js";
 import type { JsonValue } from "../domain/json.js";
 import { answerIssues, deadlineOf } from "../domain/requests.js";
 import type { Trace } from "../domain/trace.js";
-import { AnswerRefusedError, openRequests } from "../runtime/runner/requests.js";
+import { AnswerRefusedError, threadRequests } from "../runtime/runner/requests.js";
 import { NoTurnError } from "../temporal/errors.js";
 import { answerRequest } from "../temporal/requests.js";
 import type { AppEnv, AppParts } from "./app.js";
@@ -87,7 +87,7 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
           requestId,
         },
       );
-    if (!openRequests(trace, asked.stream).some((request) => request.requestId === requestId))
+    if (!threadRequests(trace).some((request) => request.requestId === requestId))
       throw noLongerWaits(threadId, requestId);
     const payload = payloadOf(body);
     const problem = answerIssues(asked, payload);
@@ -123,26 +123,22 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
 /** The requests the thread's turn waits on, on every stream (a delegated task's too), oldest first. */
 export function waitingRequests(trace: Trace): RequestView[] {
   const positions = new Map(trace.entries.map((entry) => [entry.event, entry.position]));
-  const streams = [...new Set(trace.events.map((event) => event.stream))];
-  return streams
-    .flatMap((stream) => openRequests(trace, stream))
-    .map((request) => {
-      const deadline = deadlineOf(request);
-      return {
-        requestId: request.requestId,
-        kind: request.kind,
-        text: request.text,
-        stream: request.stream,
-        callId: request.callId,
-        tool: request.tool,
-        arguments: request.arguments,
-        schema: request.schema,
-        deadline: deadline === null ? null : new Date(deadline).toISOString(),
-        hasDefault: request.defaultAnswer !== null,
-        position: positions.get(request) ?? 0,
-      };
-    })
-    .sort((a, b) => a.position - b.position);
+  return threadRequests(trace).map((request) => {
+    const deadline = deadlineOf(request);
+    return {
+      requestId: request.requestId,
+      kind: request.kind,
+      text: request.text,
+      stream: request.stream,
+      callId: request.callId,
+      tool: request.tool,
+      arguments: request.arguments,
+      schema: request.schema,
+      deadline: deadline === null ? null : new Date(deadline).toISOString(),
+      hasDefault: request.defaultAnswer !== null,
+      position: positions.get(request) ?? 0,
+    };
+  });
 }
 
 /** The answer's payload: `payload` as sent, or an approval's `{ approved, reason }`. */

@@ -19,6 +19,8 @@ export {
   AnswerRefusedError,
   waitingRequests,
   openRequests,
+  threadRequests,
+  streamOfRequest,
   refusal,
   recordAnswer,
   expireRequest,

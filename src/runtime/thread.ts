@@ -8,7 +8,7 @@ import { END, checkGraph, type Graph } from "./graph.js";
 import { runTurn } from "./runner/local.js";
 import { pendingNode } from "./runner/pending.js";
 import { append, observedRun } from "./runner/work.js";
-import { openRequests, recordAnswer, recordTurnFailure } from "./runner/requests.js";
+import { recordAnswer, recordTurnFailure, streamOfRequest, threadRequests } from "./runner/requests.js";
 import { CANCELLED } from "../domain/requests.js";
 import type { JsonValue } from "../domain/json.js";
 import type { Request } from "../domain/events.js";
@@ -77,9 +77,9 @@ export class Thread {
     return await observedRun(observer, { threadId: this.id, agent: this.agent, opening }, run);
   }
 
-  /** The Requests the running turn waits on that a person may answer, oldest first. */
+  /** The Requests the running turn waits on that a person may answer, oldest first: its own and its delegated tasks'. */
   async requests(): Promise<Request[]> {
-    return openRequests(await this.trace(), MAIN);
+    return threadRequests(await this.trace());
   }
 
   /**
@@ -87,7 +87,8 @@ export class Thread {
    * id that no request of the running turn has, one answered already, or a payload that does not fit.
    */
   async answer(requestId: string, payload: JsonValue, options: ResumeOptions = {}): Promise<Trace> {
-    await this.holding((lease) => recordAnswer(this.recorder(lease), MAIN, requestId, payload));
+    const stream = streamOfRequest(await this.trace(), requestId);
+    await this.holding((lease) => recordAnswer(this.recorder(lease), stream, requestId, payload));
     return this.resume(options);
   }
 

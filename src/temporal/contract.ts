@@ -254,6 +254,21 @@ export const ANSWER_UPDATE = "answer";
 /** The name of the turn workflow's Query that tells where the turn stands: no argument, result TurnStatus. */
 export const STATUS_QUERY = "status";
 
+/**
+ * The name of the signal a task's workflow sends its turn's workflow (a ToolDelegation's tool asked): the
+ * task's stream and the requests it waits on, none once it goes on. The turn's `status` and `answer` take them.
+ */
+export const TASK_WAITING_SIGNAL = "taskWaiting";
+
+/** The name of the signal the turn's workflow sends a task's workflow once it recorded an answer to one of its requests: the request's id. */
+export const TASK_ANSWERED_SIGNAL = "taskAnswered";
+
+/** The argument of the `taskWaiting` signal. */
+export interface TaskWaiting {
+  stream: string;
+  requests: PendingRequest[];
+}
+
 /** The error name and message of the Failure a cancelled turn records (the local runner's Thread.cancel records the same). */
 export const TURN_CANCELLED = { error: "CancelledError", message: "The turn was cancelled." } as const;
 
@@ -266,6 +281,8 @@ export interface PendingRequest {
   text: string;
   /** The JSON schema an answer must fit, or null for any JSON. An approval's is `{ approved: boolean, reason?: string }`. */
   schema: { [key: string]: TurnJson } | null;
+  /** The stream that asks: the turn's own, or a delegated task's. Absent in results of older workers. */
+  stream?: string;
   /** The tool call that asks or waits for approval, and its tool, or null. */
   callId: string | null;
   tool: string | null;

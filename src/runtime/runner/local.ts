@@ -87,6 +87,9 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
       options.signal?.throwIfAborted();
       const failed = results.find((result) => result.status === "rejected");
       if (failed) throw failed.reason;
+      // A task that waits for a person: the turn waits with it (the thread's requests list the task's).
+      if (results.some((result) => result.status === "fulfilled" && result.value === null))
+        return readTrace(recorder.store, recorder.types, recorder.threadId);
     }
   } catch (error) {
     // A cancelled turn records why it stopped, once, as the Temporal runner does.

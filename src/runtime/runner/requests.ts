@@ -12,6 +12,7 @@ import {
   pendingRequests,
   unansweredRequests,
 } from "../../domain/requests.js";
+import { MAIN } from "../../domain/event-types.js";
 import { turnEvents, type Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
 import { append, appendFact, readTrace, type Recorder } from "./work.js";
@@ -27,6 +28,29 @@ export function waitingRequests(trace: Trace, stream: string): Request[] {
 /** The Requests of the stream's running turn that a person may answer now (no Failure ended the turn after them). */
 export function openRequests(trace: Trace, stream: string): Request[] {
   return pendingRequests(turnEvents(trace.stream(stream).events));
+}
+
+/**
+ * The Requests a person may answer now on any stream of the thread's running turn: the turn's own, and
+ * those of the tasks it delegated (a task's tool may ask too), oldest first. None once a Failure ended the turn.
+ */
+export function threadRequests(trace: Trace): Request[] {
+  const main = trace.stream(MAIN);
+  const turn = turnEvents(main.events);
+  const started = main.entries[main.length - turn.length]?.position ?? 0;
+  const failed = main.entries.findLast((entry) => entry.position >= started && Failure.is(entry.event))?.position;
+  const cut = failed ?? started;
+  const positions = new Map(trace.entries.map((entry) => [entry.event, entry.position]));
+  const streams = new Set(trace.entries.flatMap((entry) => (entry.position > started ? [entry.event.stream] : [])));
+  return [...streams]
+    .flatMap((stream) => openRequests(trace, stream))
+    .filter((request) => (positions.get(request) ?? 0) > cut)
+    .sort((a, b) => positions.get(a)! - positions.get(b)!);
+}
+
+/** The stream whose Request has the id (the latest such Request), or the thread's own stream when none has. */
+export function streamOfRequest(trace: Trace, requestId: string): string {
+  return trace.byType(Request).findLast((request) => request.requestId === requestId)?.stream ?? MAIN;
 }
 
 /**

@@ -12,6 +12,7 @@ import { checkGraph, type Graph } from "../graph.js";
 import type { Delegation, Step, StepContext, Work } from "../contracts.js";
 import { GraphError } from "../errors.js";
 import { isTaskStep } from "../tools/delegation.js";
+import { waitingRequests } from "./requests.js";
 import { readTrace, runWork, safely, type Recorder, type WorkResult } from "./work.js";
 
 /** The context of a task unit: the parent's stream and the node whose step planned the unit. */
@@ -30,7 +31,8 @@ export type RunStreamTurn = (graph: Graph, stream: string) => Promise<unknown>;
 /**
  * Run one "task" unit whole: hand the task off, run its stream's turn with the delegation's graph, and
  * hand its result back. Each part skips what the trace records, so running it again after a crash or a
- * failure inside the task resumes the task, and records no second TaskInput or hand-back.
+ * failure inside the task resumes the task, and records no second TaskInput or hand-back. Null, with
+ * nothing handed back, when the task's turn waits for a person (running it again after the answer resumes it).
  */
 export async function runTask(
   recorder: Recorder,
@@ -38,11 +40,14 @@ export async function runTask(
   context: TaskContext,
   key: string,
   runStreamTurn: RunStreamTurn,
-): Promise<WorkResult> {
+): Promise<WorkResult | null> {
   const { task, delegation } = await handOff(recorder, step, context, key);
   const graph = delegation.graphFor(task);
   checkGraph(graph);
   await runStreamTurn(graph, task.stream);
+  // A task whose tool waits for a person is not over: its turn waits, and so does the parent's.
+  const trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
+  if (waitingRequests(trace, task.stream).length > 0) return null;
   return handBack(recorder, step, context, key);
 }
 
