@@ -212,7 +212,12 @@ function keepAlive(
   renewal: { at: number | null },
 ): () => void {
   const timeout = activity.info.heartbeatTimeoutMs;
-  const every = Math.min(MOST_BETWEEN_HEARTBEATS, timeout ? Math.max(100, timeout / 3) : MOST_BETWEEN_HEARTBEATS);
+  // Often enough for both: a heartbeat within the heartbeat timeout, a renewal well within a short lease.
+  const leaseMs = access.catalog.leaseSeconds * 1000;
+  const every = Math.max(
+    100,
+    Math.min(MOST_BETWEEN_HEARTBEATS, leaseMs / 6, timeout ? timeout / 3 : MOST_BETWEEN_HEARTBEATS),
+  );
   activity.heartbeat();
   const timer = setInterval(() => {
     activity.heartbeat();
