@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { startTurn } from "../../src/temporal/start-turn.js";
+import { activityOf } from "../../test/support/temporal.js";
 import type { BaselineMessage } from "../baseline/activities.js";
 import { MODEL_NAME, REPORT_CHARACTERS, prompt } from "./scripted.js";
 
@@ -23,6 +24,8 @@ export interface WorkerProcess {
   child: ChildProcess;
   /** The highest resident memory since the last `resetPeak`, in bytes (Linux: VmHWM). */
   peakBytes(): number;
+  /** The CPU time the process used so far (user and system), in seconds. */
+  cpuSeconds(): number;
   /** Start measuring the peak afresh. */
   resetPeak(): void;
   stop(): Promise<void>;
@@ -43,7 +46,9 @@ const PEER = fileURLToPath(new URL("../peer/", import.meta.url));
 /** Start the worker of `system`; it resolves once the worker is ready. */
 export async function startWorker(system: System, environment: WorkerEnvironment): Promise<WorkerProcess> {
   const taskQueue = `bench-${system}-${randomBytes(4).toString("hex")}`;
-  const args = system === "peer" ? [`${PEER}worker.mjs`] : ["--import", "tsx", `${HERE}worker.ts`];
+  // BENCH_NODE_ARGS passes options to the workers' node, such as `--cpu-prof --cpu-prof-dir=/tmp/profiles`.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const args = [...nodeArgs, ...(system === "peer" ? [`${PEER}worker.mjs`] : ["--import", "tsx", `${HERE}worker.ts`])];
   const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
@@ -72,6 +77,11 @@ export async function startWorker(system: System, environment: WorkerEnvironment
     taskQueue,
     child,
     peakBytes: () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(status, "utf8"))?.[1] ?? NaN) * 1024,
+    // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (after the name in parentheses).
+    cpuSeconds: () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
     // Writing 5 to clear_refs resets the peak resident size (Linux 4.0 and later).
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, "5"),
     stop: async () => {
@@ -141,7 +151,7 @@ export function conversation(system: System, client: Client, taskQueue: string):
 
 /** What a turn cost in Temporal, from its fetched history. */
 export interface HistoryCounts {
-  /** The activity types scheduled, in order (local activities as `local`). */
+  /** The activity types scheduled, in order (a local activity as `local <type>`). */
   activities: string[];
   events: number;
   workflowTasks: number;
@@ -156,11 +166,7 @@ export async function historyCounts(client: Client, turn: RanTurn): Promise<Hist
   const history = await client.workflow.getHandle(turn.workflowId, turn.runId).fetchHistory();
   const events = history.events ?? [];
   return {
-    activities: events.flatMap((event) => {
-      const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-      if (name) return [name];
-      return event.markerRecordedEventAttributes?.markerName === "core_local_activity" ? ["local"] : [];
-    }),
+    activities: events.flatMap((event) => activityOf(event) ?? []),
     events: events.length,
     workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
     bytes: History.encode(History.fromObject(history)).finish().length,

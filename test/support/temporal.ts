@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
+import type proto from "@temporalio/proto";
 import { NativeConnection } from "@temporalio/worker";
 import { inject } from "vitest";
 
@@ -40,4 +41,16 @@ export async function connectWorker(): Promise<NativeConnection> {
 /** A task queue no other test uses: `name` and a random suffix. */
 export function uniqueTaskQueue(name: string): string {
   return `${name}-${randomBytes(6).toString("hex")}`;
+}
+
+/**
+ * The activity an event of a history scheduled: its type, or `local <type>` for a local activity (which
+ * the history records as a marker); null for any other event.
+ */
+export function activityOf(event: proto.temporal.api.history.v1.IHistoryEvent): string | null {
+  const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+  if (name) return name;
+  const marker = event.markerRecordedEventAttributes;
+  const data = marker?.markerName === "core_local_activity" ? marker.details?.data?.payloads?.[0]?.data : null;
+  return data ? `local ${(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type}` : null;
 }

@@ -238,18 +238,6 @@ export async function recordHistory(
   );
 }
 
-/**
- * The activity an event of a history scheduled: its type, or `local <type>` for a local activity (which
- * the history records as a marker); null for any other event.
- */
-export function activityOf(event: proto.temporal.api.history.v1.IHistoryEvent): string | null {
-  const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-  if (name) return name;
-  const marker = event.markerRecordedEventAttributes;
-  const data = marker?.markerName === "core_local_activity" ? marker.details?.data?.payloads?.[0]?.data : null;
-  return data ? `local ${(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type}` : null;
-}
-
 /** A history that recordHistory kept. */
 export function loadHistory(path: string): proto.temporal.api.history.v1.History {
   return History.fromObject(JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>);

@@ -8,8 +8,8 @@ import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { startTurn, type TurnHandle } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { assistant } from "../../examples/tutorials/02-citations/agent.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { activityOf, openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
+import { activityOf, connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;

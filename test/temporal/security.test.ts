@@ -22,13 +22,14 @@ import { startTurn, type StartTurnOptions } from "../../src/temporal/start-turn.
 import { ScriptedModel } from "../../src/testing/index.js";
 import { CompatibleServer } from "../fixtures/openai-compatible-server.js";
 import {
+  activityOf,
   connectClient,
   connectWorker,
   temporalNamespace,
   uniqueTaskQueue,
   type TestClient,
 } from "../support/temporal.js";
-import { activityOf, openStore, sharedBundle, type TestStore } from "./harness.js";
+import { openStore, sharedBundle, type TestStore } from "./harness.js";
 
 // A word of the user's that must not reach history: in the input, the tool's arguments and the answer.
 const SECRET = "pelican4242";

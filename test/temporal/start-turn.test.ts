@@ -13,8 +13,8 @@ import { ScriptedModel } from "../../src/testing/index.js";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { activityOf, gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
+import { activityOf, connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
