@@ -12,6 +12,11 @@ export class Numbering {
 
   /** Number the elements of the events, in order. Pass every event of the thread, all streams. */
   constructor(events: readonly Event[] = []) {
+    this.append(events);
+  }
+
+  /** Number the elements of events that follow those numbered so far; the numbers given already never change. */
+  append(events: readonly Event[]): void {
     for (const event of events) for (const element of elementsOf(event)) this.add(element);
   }
 

@@ -82,15 +82,38 @@ export interface Handles {
   callIdOf(handle: string): string | undefined;
 }
 
+/** The handles of a thread's results, numbered as events are appended: r1 is the first ToolOutput with a call id. */
+export class ResultHandles implements Handles {
+  private readonly byCallId = new Map<string, string>();
+  private readonly byHandle = new Map<string, string>();
+
+  /** Number the results of a thread's events (all streams), in log order. */
+  constructor(events: readonly Event[] = []) {
+    this.append(events);
+  }
+
+  /** Number the results of events that follow those read so far; the handles given already never change. */
+  append(events: readonly Event[]): void {
+    for (const event of events) {
+      if (!ToolOutput.is(event) || event.callId === null || this.byCallId.has(event.callId)) continue;
+      const handle = `r${this.byCallId.size + 1}`;
+      this.byCallId.set(event.callId, handle);
+      this.byHandle.set(handle, event.callId);
+    }
+  }
+
+  /** The handle of a call id's result, such as "r3", or undefined. */
+  handleOf(callId: string): string | undefined {
+    return this.byCallId.get(callId);
+  }
+
+  /** The call id of a handle, or undefined for a handle that names no result. */
+  callIdOf(handle: string): string | undefined {
+    return this.byHandle.get(handle);
+  }
+}
+
 /** Number the results of a thread's events: r1 is the first ToolOutput with a call id. */
 export function resultHandles(events: readonly Event[]): Handles {
-  const byCallId = new Map<string, string>();
-  const byHandle = new Map<string, string>();
-  for (const event of events) {
-    if (!ToolOutput.is(event) || event.callId === null || byCallId.has(event.callId)) continue;
-    const handle = `r${byCallId.size + 1}`;
-    byCallId.set(event.callId, handle);
-    byHandle.set(handle, event.callId);
-  }
-  return { handleOf: (callId) => byCallId.get(callId), callIdOf: (handle) => byHandle.get(handle) };
+  return new ResultHandles(events);
 }

@@ -21,7 +21,7 @@ import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
-import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
+import { ResultHandles } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import { type ContextPolicy, Reasoning } from "./context-policy.js";
 import { FULL, type Form, STUBBED } from "./forms.js";
@@ -38,11 +38,11 @@ import {
   shownResult,
 } from "./render.js";
 import { Recordings, reopenedOutput } from "./reopen.js";
-import type { Shrink } from "./shrink.js";
+import { type Shrink, knowHandles } from "./shrink.js";
 
-// ContextDraft: the parts of one build that every model call of the running turn shares: numbers, handles,
-// recordings, and each event's messages made once. It lays out the context of any view of the stream
-// (the trace before one call) with given result shapes, to measure it or to send it.
+// ContextDraft: the parts of one build that every model call of the running turn shares. It lays out the
+// context of any view of the stream (the trace before one call) with given result shapes, to measure it or
+// to send it. What it renders it keeps in a ThreadCache, which the builder keeps for the next build.
 
 /** How the summary of a Compaction follows the prompt in the system message; {summary} becomes it. */
 export const SUMMARY_TEXT = "A summary of the earlier conversation, which the messages below continue:\n{summary}";
@@ -64,6 +64,8 @@ export interface DraftSettings {
 /** The events one call shows, and the summary that stands for the events before them. */
 export interface Visible {
   events: readonly Event[];
+  /** The handle of each of `events` that is a result, by its place in `events`. */
+  handles: readonly (string | undefined)[];
   summary: string | null;
   /** The shown results (with a handle), by handle. */
   results: ReadonlyMap<string, ToolOutput>;
@@ -76,17 +78,195 @@ export interface Layout {
   shortened: boolean;
 }
 
+/** An event's messages and the characters they count, as ChatRequest counts them. */
+interface Rendered {
+  messages: readonly Message[];
+  characters: number;
+}
+
+/** Numbering that notes a lookup that found nothing: its answer may change once more events are numbered. */
+class NotingNumbering extends Numbering {
+  missed = false;
+
+  override numberOf(id: string): number | undefined {
+    const number = super.numberOf(id);
+    if (number === undefined) this.missed = true;
+    return number;
+  }
+
+  override element(number: number): Element | undefined {
+    const element = super.element(number);
+    if (element === undefined) this.missed = true;
+    return element;
+  }
+
+  override get size(): number {
+    this.missed = true;
+    return super.size;
+  }
+
+  /** The numbers so far, as of now, for a context that outlives this build. */
+  upToNow(): Numbering {
+    return new NumberingUpTo(this, super.size);
+  }
+
+  /** numberOf without noting a miss: for readers of a finished context, not for rendering. */
+  quietNumberOf(id: string): number | undefined {
+    return super.numberOf(id);
+  }
+
+  /** element without noting a miss: for readers of a finished context, not for rendering. */
+  quietElement(number: number): Element | undefined {
+    return super.element(number);
+  }
+}
+
+/** The numbers of a thread as they were when a context was built: numbers given later stay out. */
+class NumberingUpTo extends Numbering {
+  constructor(
+    private readonly all: NotingNumbering,
+    private readonly count: number,
+  ) {
+    super();
+  }
+
+  override numberOf(id: string): number | undefined {
+    const number = this.all.quietNumberOf(id);
+    return number !== undefined && number <= this.count ? number : undefined;
+  }
+
+  override element(number: number): Element | undefined {
+    return number <= this.count ? this.all.quietElement(number) : undefined;
+  }
+
+  override get size(): number {
+    return this.count;
+  }
+}
+
+/** Handles that note a lookup that found nothing: its answer may change once more results are recorded. */
+class NotingHandles extends ResultHandles {
+  missed = false;
+
+  override handleOf(callId: string): string | undefined {
+    const handle = super.handleOf(callId);
+    if (handle === undefined) this.missed = true;
+    return handle;
+  }
+
+  override callIdOf(handle: string): string | undefined {
+    const callId = super.callIdOf(handle);
+    if (callId === undefined) this.missed = true;
+    return callId;
+  }
+}
+
+/** What a build asks of an event again and again, found once: a property read on events of many shapes is slow. */
+interface Facts {
+  /** The handle of a result with a call id, or undefined for any other event. */
+  handle: string | undefined;
+  modelOutput: boolean;
+  compaction: boolean;
+}
+
+/**
+ * What one builder keeps of one thread between builds: numbers, handles and recordings, read as events are
+ * appended, and what each event renders to. An event renders the same in every later build, since it reads
+ * only what came before it; a lookup that found nothing (an id recorded later, or never) could read
+ * differently once more events come, so a cache that noted one is not carried to a longer thread.
+ */
+export class ThreadCache {
+  readonly events: Event[] = [];
+  readonly numbering = new NotingNumbering();
+  readonly handles = new NotingHandles();
+  readonly recordings = new Recordings();
+  /** Each event's messages, without reasoning and with it. */
+  readonly messages = new Map<Event, { plain: Rendered; reasoned?: Rendered }>();
+  /** Each result as shown, by the key of its shape. */
+  readonly shown = new Map<Event, Map<string, ShownResult>>();
+  /** The message of each shown result. */
+  readonly resultMessages = new WeakMap<ShownResult, Message>();
+  /** Each reopen result with its content drawn in. */
+  readonly drawn = new Map<Event, ToolOutput>();
+  /** The result states after the shrink pass at a view, by the view's last event and its length. */
+  passes = new Map<Event, Map<number, ResultStates>>();
+
+  private readonly facts = new Map<Event, Facts>();
+
+  /** The facts of an event of the thread, or of one that a selection made up. */
+  factsOf(event: Event): Facts {
+    let facts = this.facts.get(event);
+    if (facts === undefined) {
+      facts = {
+        handle: ToolOutput.is(event) && event.callId !== null ? this.handles.handleOf(event.callId) : undefined,
+        modelOutput: ModelOutput.is(event),
+        compaction: Compaction.is(event),
+      };
+      this.facts.set(event, facts);
+    }
+    return facts;
+  }
+
+  /** Whether something rendered looked up what was not recorded yet. */
+  get missed(): boolean {
+    return this.numbering.missed || this.handles.missed || this.recordings.missed;
+  }
+
+  /** Whether `events` start with every event this cache has read, the same objects in the same order. */
+  extendedBy(events: readonly Event[]): boolean {
+    if (events.length < this.events.length) return false;
+    for (let index = this.events.length - 1; index >= 0; index -= 1)
+      if (events[index] !== this.events[index]) return false;
+    return true;
+  }
+
+  /** Read the events of `events` after those read so far. */
+  extend(events: readonly Event[]): void {
+    const added = events.slice(this.events.length);
+    if (added.length === 0) return;
+    this.numbering.append(added);
+    this.handles.append(added);
+    this.recordings.append(added);
+    this.events.push(...added);
+    for (const event of added) this.factsOf(event);
+  }
+}
+
+/** The cache of `thread` among a builder's caches, most recent first: one it extends, or a new one (kept unless it is a cut of one). */
+export function cacheFor(caches: ThreadCache[], thread: Trace, keep: number): ThreadCache {
+  const cache = findCache(caches, thread, keep);
+  knowHandles(thread.events, cache.handles);
+  return cache;
+}
+
+function findCache(caches: ThreadCache[], thread: Trace, keep: number): ThreadCache {
+  const events = thread.events;
+  const at = caches.findIndex((cache) => cache.extendedBy(events));
+  if (at >= 0 && !(caches[at]!.missed && events.length > caches[at]!.events.length)) {
+    const [cache] = caches.splice(at, 1);
+    caches.unshift(cache!);
+    cache!.extend(events);
+    return cache!;
+  }
+  if (at >= 0) caches.splice(at, 1);
+  const cache = new ThreadCache();
+  cache.extend(events);
+  // A cut of a thread a cache holds (a replay of an earlier call) is built apart, so the longer cache stays.
+  const cut = caches.some(
+    (kept) => kept.events.length > events.length && events.every((event, index) => kept.events[index] === event),
+  );
+  if (!cut) {
+    caches.unshift(cache);
+    caches.length = Math.min(caches.length, keep);
+  }
+  return cache;
+}
+
 /** The shared parts of one build. */
 export class ContextDraft {
-  readonly numbering: Numbering;
-  readonly handles: Handles;
-  readonly recordings: Recordings;
   private readonly rendering: EventRendering;
   private readonly shaping: Shaping;
   private readonly running: ReadonlySet<Event>;
-  private readonly messages = new Map<Event, readonly Message[]>();
-  private readonly shown = new Map<Event, Map<ResultShape, ShownResult>>();
-  private readonly drawn = new Map<Event, ToolOutput>();
   private readonly visibleByView = new WeakMap<Trace, Visible>();
   private promptText: string | null | undefined;
 
@@ -94,66 +274,74 @@ export class ContextDraft {
   constructor(
     private readonly settings: DraftSettings,
     trace: Trace,
+    /** What the builder keeps of the trace's thread: it has read every event of the thread. */
+    readonly cache: ThreadCache,
   ) {
-    const thread = trace.thread.events;
-    this.numbering = new Numbering(thread);
-    this.handles = resultHandles(thread);
-    this.recordings = new Recordings(thread);
+    this.numbering = cache.numbering.upToNow();
     this.running = new Set(turnEvents(trace.events));
     const reopen = settings.policy.reopen;
     const defs = new Map([...(reopen === null ? [] : [reopen.def()]), ...settings.tools].map((def) => [def.name, def]));
     const show = (elements: readonly Element[], tool: string | null) =>
-      settings.show(elements, this.numbering, tool, settings.citations);
+      settings.show(elements, cache.numbering, tool, settings.citations);
     this.shaping = { policy: settings.policy, limits: settings.limits, show };
     this.rendering = {
       renderInput: settings.renderInput,
       renderers: settings.renderers,
       show,
-      toolOf: (callId) => this.recordings.toolOf(callId),
+      toolOf: (callId) => this.cache.recordings.toolOf(callId),
       // A call of a tool this turn does not offer shows as recorded: without its definition its ids are unknown.
       shownCall: (call: ToolCall) => {
         const def = defs.get(call.name);
-        return def === undefined ? call : shownArguments(call, def, this.numbering, this.handles);
+        return def === undefined ? call : shownArguments(call, def, cache.numbering, cache.handles);
       },
     };
   }
+
+  /** The numbers of the thread's elements, as they are at this build. */
+  readonly numbering: Numbering;
 
   /** The events a call at `view` shows: the selection, without the events a Compaction replaced. */
   visible(view: Trace): Visible {
     const known = this.visibleByView.get(view);
     if (known !== undefined) return known;
-    const compaction = view.events.findLast((event): event is Compaction => Compaction.is(event));
-    const replaced = new Set(compaction === undefined ? [] : view.events.slice(0, compaction.keptFrom));
+    const facts = (event: Event) => this.cache.factsOf(event);
+    const compaction = view.events.findLast((event) => facts(event).compaction) as Compaction | undefined;
+    const keptFrom = compaction === undefined ? 0 : compaction.keptFrom;
+    const replaced = new Set(view.events.slice(0, keptFrom));
     const selected = this.settings.select === null ? view.events : this.settings.select(view);
-    const events = selected.filter((event) => !replaced.has(event) && !Compaction.is(event));
+    const events: Event[] = [];
+    const handles: (string | undefined)[] = [];
     const results = new Map<string, ToolOutput>();
-    for (const event of events) {
-      const handle = this.handleOf(event);
+    for (const event of selected) {
+      const { compaction: summarised, handle } = facts(event);
+      if (summarised || (replaced.size > 0 && replaced.has(event))) continue;
+      events.push(event);
+      handles.push(handle);
       if (handle !== undefined) results.set(handle, event as ToolOutput);
     }
-    const visible = { events, summary: compaction?.summary ?? null, results };
+    const visible = { events, handles, summary: compaction?.summary ?? null, results };
     this.visibleByView.set(view, visible);
     return visible;
   }
 
   /** The handle of a result that shapes apply to, or undefined for any other event. */
   handleOf(event: Event): string | undefined {
-    return ToolOutput.is(event) && event.callId !== null ? this.handles.handleOf(event.callId) : undefined;
+    return this.cache.factsOf(event).handle;
   }
 
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
   output(event: ToolOutput): ToolOutput {
     if (!Reopened.is(event)) return event;
-    let drawn = this.drawn.get(event);
+    let drawn = this.cache.drawn.get(event);
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
       drawn = reopenedOutput(event, {
-        recordings: this.recordings,
-        numbering: this.numbering,
-        handles: this.handles,
+        recordings: this.cache.recordings,
+        numbering: this.cache.numbering,
+        handles: this.cache.handles,
         wholeResult,
       });
-      this.drawn.set(event, drawn);
+      this.cache.drawn.set(event, drawn);
     }
     return drawn;
   }
@@ -162,39 +350,34 @@ export class ContextDraft {
   toolOf(event: ToolOutput): string | null {
     return Reopened.is(event) && this.settings.policy.reopen !== null
       ? this.settings.policy.reopen.name
-      : this.recordings.toolOf(event.callId);
+      : this.cache.recordings.toolOf(event.callId);
   }
 
-  /** A result in a shape, made once per shape. */
+  /** A result in a shape, made once per shape (by its form and floors) for as long as the builder keeps the thread. */
   result(event: ToolOutput, shape: ResultShape): ShownResult {
-    let byShape = this.shown.get(event);
-    if (byShape === undefined) this.shown.set(event, (byShape = new Map()));
-    let made = byShape.get(shape);
+    let byShape = this.cache.shown.get(event);
+    if (byShape === undefined) this.cache.shown.set(event, (byShape = new Map()));
+    const key = shapeKey(shape);
+    let made = byShape.get(key);
     if (made === undefined) {
       made = shownResult(this.output(event), this.toolOf(event), this.handleOf(event) ?? "", shape, this.shaping);
-      byShape.set(shape, made);
+      byShape.set(key, made);
     }
     return made;
   }
 
   /** Lay out the context of a call at `view`, each shown result in its shape (full when `shapes` has none). */
   layout(view: Trace, shapes: ReadonlyMap<string, ResultShape>): Layout {
-    const { events, summary } = this.visible(view);
     const messages: Message[] = [];
-    const system = this.systemText(summary);
-    if (system !== null) messages.push(SystemMessage(system));
-    let shortened = summary !== null;
-    for (const event of events) {
-      const handle = this.handleOf(event);
-      if (handle === undefined) {
-        messages.push(...this.messagesOf(event));
-        continue;
-      }
-      const result = event as ToolOutput;
-      const made = this.result(result, shapes.get(handle) ?? FULL_SHAPE);
-      shortened ||= made.shortened;
-      messages.push(result.callId === null ? UserMessage(made.content) : ToolResult(result.callId, made.content));
-    }
+    const shortened = this.walk(
+      view,
+      shapes,
+      (system) => messages.push(SystemMessage(system)),
+      (rendered) => {
+        for (const message of rendered.messages) messages.push(message);
+      },
+      (result, made) => messages.push(this.resultMessage(result, made)),
+    );
     return {
       messages: limitImages(messages, this.settings.policy.maxImages),
       tools: this.offered(view, shortened),
@@ -202,10 +385,56 @@ export class ContextDraft {
     };
   }
 
-  /** The characters of the context of a call at `view` in these shapes, as ChatRequest counts them. */
+  /**
+   * The characters of the context of a call at `view` in these shapes, as ChatRequest counts them: the sum
+   * of each event's counted characters, without laying the context out (unless images may be left out).
+   */
   characters(view: Trace, shapes: ReadonlyMap<string, ResultShape>): number {
-    const { messages, tools } = this.layout(view, shapes);
-    return new ChatRequest(messages, tools).characters;
+    if (this.settings.policy.maxImages !== null) {
+      const { messages, tools } = this.layout(view, shapes);
+      return new ChatRequest(messages, tools).characters;
+    }
+    let characters = 0;
+    const shortened = this.walk(
+      view,
+      shapes,
+      (system) => (characters += system.length),
+      (rendered) => (characters += rendered.characters),
+      (_result, made) => (characters += made.content.length),
+    );
+    return characters + new ChatRequest([], this.offered(view, shortened)).characters;
+  }
+
+  /** Visit the system text, then each shown event's messages or shown result, in order; whether a result or the history is shortened. */
+  private walk(
+    view: Trace,
+    shapes: ReadonlyMap<string, ResultShape>,
+    onSystem: (text: string) => void,
+    onEvent: (rendered: Rendered) => void,
+    onResult: (result: ToolOutput, made: ShownResult) => void,
+  ): boolean {
+    const { events, handles, summary } = this.visible(view);
+    const system = this.systemText(summary);
+    if (system !== null) onSystem(system);
+    let shortened = summary !== null;
+    events.forEach((event, index) => {
+      const handle = handles[index];
+      if (handle === undefined) return onEvent(this.messagesOf(event));
+      const made = this.result(event as ToolOutput, shapes.get(handle) ?? FULL_SHAPE);
+      shortened ||= made.shortened;
+      onResult(event as ToolOutput, made);
+    });
+    return shortened;
+  }
+
+  // A result's message is made once for each way it is shown.
+  private resultMessage(result: ToolOutput, made: ShownResult): Message {
+    let message = this.cache.resultMessages.get(made);
+    if (message === undefined) {
+      message = result.callId === null ? UserMessage(made.content) : ToolResult(result.callId, made.content);
+      this.cache.resultMessages.set(made, message);
+    }
+    return message;
   }
 
   /** The tools a call at `view` offers: none once the budget withdraws them; reopen after the others once something is shortened. */
@@ -226,17 +455,23 @@ export class ContextDraft {
     return text === null ? shown : `${text}\n\n${shown}`;
   }
 
-  // Each event renders once per build; the reasoning of a model output follows the policy.
-  private messagesOf(event: Event): readonly Message[] {
-    let made = this.messages.get(event);
+  // Each event renders once while the builder keeps its thread; the reasoning of a model output follows the policy.
+  private messagesOf(event: Event): Rendered {
+    let made = this.cache.messages.get(event);
     if (made === undefined) {
-      made = eventMessages(event, this.rendering);
-      const reasoning = ModelOutput.is(event) ? this.reasoningOf(event) : null;
-      if (reasoning !== null)
-        made = made.map((message) => (message.role === "assistant" ? { ...message, reasoning } : message));
-      this.messages.set(event, made);
+      const messages = eventMessages(event, this.rendering);
+      made = { plain: { messages, characters: new ChatRequest(messages).characters } };
+      this.cache.messages.set(event, made);
     }
-    return made;
+    const reasoning = this.cache.factsOf(event).modelOutput ? this.reasoningOf(event as ModelOutput) : null;
+    if (reasoning === null) return made.plain;
+    if (made.reasoned === undefined) {
+      const messages = made.plain.messages.map((message) =>
+        message.role === "assistant" ? { ...message, reasoning } : message,
+      );
+      made.reasoned = { messages, characters: new ChatRequest(messages).characters };
+    }
+    return made.reasoned;
   }
 
   private reasoningOf(output: ModelOutput): string | null {
@@ -246,6 +481,21 @@ export class ContextDraft {
     return null;
   }
 }
+
+/** A shape as a key: two shapes with the same form and floors show a result the same. */
+function shapeKey(shape: ResultShape): string {
+  if (shape.floors.size === 0) return String(shape.form);
+  let key = shapeKeys.get(shape);
+  if (key === undefined) {
+    key = String(shape.form);
+    for (const [id, form] of shape.floors) key += `\u0000${id}\u0000${form}`;
+    shapeKeys.set(shape, key);
+  }
+  return key;
+}
+
+// A shrunk result's state lives on from build to build in the planned passes: its key is made once.
+const shapeKeys = new WeakMap<ResultShape, string>();
 
 // The forms of the results, worked out again at each build from the first model call of the running turn:
 // at each call of the turn the shrinks run on the forms of the call before, so a form never rises within
@@ -270,33 +520,57 @@ export interface Planning {
   model: string;
 }
 
-/** The result states of the next call of a stream's `trace`: each call of the running turn in turn, the next call last. */
+/**
+ * The result states of the next call of a stream's `trace`: each call of the running turn in turn, the next
+ * call last. A pass depends only on its view, so the passes of views an earlier build planned are reused.
+ */
 export function planForms(draft: ContextDraft, trace: Trace, planning: Planning): ResultStates {
   const events = trace.events;
   const from = turnStarts(events).at(-1) ?? 0;
-  const calls = events.flatMap((event, index) => (index >= from && ModelOutput.is(event) ? [index] : []));
+  const ends = [
+    ...events.flatMap((event, index) => (index >= from && draft.cache.factsOf(event).modelOutput ? [index] : [])),
+    events.length,
+  ];
+  const known = draft.cache.passes;
+  const kept = new Map<Event, Map<number, ResultStates>>();
   let states: ResultStates = new Map();
-  for (const view of [...calls.map((index) => trace.before(index)), trace])
-    states = shrinkPass(draft, view, states, planning);
+  for (const end of ends) {
+    const last = events[end - 1];
+    const found = last === undefined ? undefined : known.get(last)?.get(end);
+    states = found ?? shrinkPass(draft, end === events.length ? trace : trace.before(end), states, planning);
+    if (last === undefined) continue;
+    const byLength = kept.get(last) ?? new Map<number, ResultStates>();
+    kept.set(last, byLength.set(end, states));
+  }
+  draft.cache.passes = kept;
   return states;
-}
-
-/** The estimated prompt tokens of a call at `view` in these states. */
-export function promptTokens(draft: ContextDraft, view: Trace, states: ResultStates, planning: Planning): number {
-  return planning.limits.promptTokens(draft.characters(view, states), measuredPrompt(view.events, planning.model));
 }
 
 /**
  * The real prompt tokens of the stream's last call to `model` that recorded them, with the characters its
  * prompt had, or null: from then on only the characters added are estimated.
  */
-export function measuredPrompt(events: readonly Event[], model: string): MeasuredPrompt | null {
-  const output = events.findLast(
-    (event): event is ModelOutput =>
-      ModelOutput.is(event) && event.model === model && event.usage !== null && event.promptCharacters !== null,
-  );
-  return output === undefined ? null : { tokens: output.usage!.promptTokens, characters: output.promptCharacters! };
+export function measuredPrompt(events: readonly Event[], model: string, facts?: ThreadCache): MeasuredPrompt | null {
+  let byModel = measuredByEvents.get(events);
+  if (byModel === undefined) measuredByEvents.set(events, (byModel = new Map()));
+  let measured = byModel.get(model);
+  if (measured === undefined) {
+    const output = events.findLast(
+      (event): event is ModelOutput =>
+        (facts === undefined ? ModelOutput.is(event) : facts.factsOf(event).modelOutput) &&
+        (event as ModelOutput).model === model &&
+        (event as ModelOutput).usage !== null &&
+        (event as ModelOutput).promptCharacters !== null,
+    );
+    measured =
+      output === undefined ? null : { tokens: output.usage!.promptTokens, characters: output.promptCharacters! };
+    byModel.set(model, measured);
+  }
+  return measured;
 }
+
+// Each pass of a build and the build itself ask about the same events: each list is searched once per model.
+const measuredByEvents = new WeakMap<readonly Event[], Map<string, MeasuredPrompt | null>>();
 
 /**
  * One pass of the shrinks at the call after `view`: over startAt, the shrinks without a `when` apply their
@@ -306,14 +580,14 @@ export function measuredPrompt(events: readonly Event[], model: string): Measure
 function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, planning: Planning): ResultStates {
   const { policy, limits } = planning;
   const { startAt, target } = policy.thresholds(limits);
-  const measured = measuredPrompt(view.events, planning.model);
+  const measured = measuredPrompt(view.events, planning.model, draft.cache);
   const { results } = draft.visible(view);
   let characters = draft.characters(view, before);
   const tokens = () => limits.promptTokens(characters, measured);
   const initial = tokens();
   const started = initial > startAt;
   const states = new Map(before);
-  const at = view.events.filter((event) => ModelOutput.is(event)).length;
+  const at = view.events.filter((event) => draft.cache.factsOf(event).modelOutput).length;
   for (const shrink of policy.shrink) {
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);

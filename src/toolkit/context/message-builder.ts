@@ -15,7 +15,7 @@ import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextStrategy, TurnParts } from "../react/strategy.js";
 import { type Assessment, CompactingStep } from "./compact.js";
-import { ContextDraft, type ResultStates, measuredPrompt, planForms } from "./context-draft.js";
+import { ContextDraft, type ResultStates, ThreadCache, cacheFor, measuredPrompt, planForms } from "./context-draft.js";
 import { ContextPolicy } from "./context-policy.js";
 import { ContextFullError, MissingTurnError } from "./errors.js";
 import type { ModelLimits } from "./limits.js";
@@ -56,6 +56,9 @@ type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & {
   renderers: ReadonlyMap<EventType<any, any>, RenderEvent>;
 };
 
+/** How many threads a builder keeps the renders of: a worker's builder may serve a few threads in turn. */
+const KEPT_THREADS = 4;
+
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
 const DEFAULTS: Omit<Settings, "show" | "policy"> = {
   select: null,
@@ -82,6 +85,8 @@ const DEFAULTS: Omit<Settings, "show" | "policy"> = {
  */
 export class MessageBuilder implements ContextBuilder, ContextStrategy {
   private readonly settings: Settings;
+  // What the builds of each recent thread rendered, so the next build of a thread does only its new events' work.
+  private readonly caches: ThreadCache[] = [];
 
   /**
    * `new MessageBuilder({ policy, show, ... })`, or the reference's positional form `new MessageBuilder(policy)`
@@ -196,7 +201,9 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     const request = new ChatRequest(layout.messages, layout.tools);
     const context = { request, model: model!, numbering: draft.numbering, citations };
     if (limits === null) return { context, tokens: 0, fits: true };
-    const tokens = limits.promptTokens(request.characters, measuredPrompt(trace.events, model!));
+    // The draft sums each event's characters as it counted them; a laid-out request would count them again.
+    const characters = policy.maxImages === null ? draft.characters(trace, states) : request.characters;
+    const tokens = limits.promptTokens(characters, measuredPrompt(trace.events, model!, draft.cache));
     return { context, tokens, fits: tokens + policy.outputReserve.count <= limits.window.count };
   }
 
@@ -221,7 +228,11 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
         `The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`,
       );
     }
-    return new ContextDraft({ ...this.settings, renderInput }, trace);
+    return new ContextDraft(
+      { ...this.settings, renderInput },
+      trace,
+      cacheFor(this.caches, trace.thread, KEPT_THREADS),
+    );
   }
 
   private states(draft: ContextDraft, trace: Trace): ResultStates {

@@ -157,16 +157,32 @@ export interface Recording {
   index: number;
 }
 
-/** The results, calls and element recordings of a thread's events (every stream). */
+/**
+ * The results, calls and element recordings of a thread's events (every stream), read as events are
+ * appended. `missed` says whether an answer may change once more events are read: a lookup found
+ * nothing, or a later call reused a call id.
+ */
 export class Recordings {
+  /** Whether a lookup found nothing, or a later call reused a call id: what was drawn may differ after more events. */
+  missed = false;
   private readonly outputs = new Map<string, ToolOutput>();
   private readonly calls = new Map<string, ToolCall>();
   private readonly firsts = new Map<string, Recording>();
 
   /** Read the events of a thread, every stream, in log order. */
-  constructor(events: readonly Event[]) {
+  constructor(events: readonly Event[] = []) {
+    this.append(events);
+  }
+
+  /** Read events that follow those read so far. */
+  append(events: readonly Event[]): void {
     for (const event of events) {
-      if (ModelOutput.is(event)) for (const call of event.toolCalls) this.calls.set(call.id, call);
+      if (ModelOutput.is(event)) {
+        for (const call of event.toolCalls) {
+          if (this.calls.has(call.id)) this.missed = true;
+          this.calls.set(call.id, call);
+        }
+      }
       if (!ToolOutput.is(event)) continue;
       if (event.callId !== null && !this.outputs.has(event.callId)) this.outputs.set(event.callId, event);
       // A reopen result holds no elements of its own: content is drawn from where a tool first recorded it.
@@ -179,22 +195,27 @@ export class Recordings {
 
   /** The result recorded for a call id, or undefined. */
   output(callId: string): ToolOutput | undefined {
-    return this.outputs.get(callId);
+    return this.found(this.outputs.get(callId));
   }
 
   /** The call with this id, or undefined. */
   call(callId: string): ToolCall | undefined {
-    return this.calls.get(callId);
+    return this.found(this.calls.get(callId));
   }
 
   /** The name of the tool whose call has this id, or null. */
   toolOf(callId: string | null): string | null {
-    return callId === null ? null : (this.calls.get(callId)?.name ?? null);
+    return callId === null ? null : (this.call(callId)?.name ?? null);
   }
 
   /** The result that first recorded an element id, and its place in it, or undefined. */
   firstRecorded(id: string): Recording | undefined {
-    return this.firsts.get(id);
+    return this.found(this.firsts.get(id));
+  }
+
+  private found<V>(value: V | undefined): V | undefined {
+    if (value === undefined) this.missed = true;
+    return value;
   }
 }
 

@@ -7,7 +7,7 @@ import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { type Event, ModelOutput, ToolOutput } from "../../domain/events.js";
 import { type Trace, turnStarts } from "../../domain/trace.js";
-import { resultHandles } from "../../runtime/tools/ids.js";
+import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
 import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
 import { Share, type Threshold, Tokens } from "./limits.js";
 
@@ -25,8 +25,19 @@ export interface UnitSpan {
   results: string[];
 }
 
+// The shrinks of one build ask about the same events many times: each list's units are found once.
+const unitsByEvents = new WeakMap<readonly Event[], Map<Unit, readonly UnitSpan[]>>();
+
 /** The units of a stream's events, oldest first, the current one last. Events before the first of each unit belong to none. */
-export function unitsOf(events: readonly Event[], unit: Unit): UnitSpan[] {
+export function unitsOf(events: readonly Event[], unit: Unit): readonly UnitSpan[] {
+  let byUnit = unitsByEvents.get(events);
+  if (byUnit === undefined) unitsByEvents.set(events, (byUnit = new Map()));
+  let units = byUnit.get(unit);
+  if (units === undefined) byUnit.set(unit, (units = findUnits(events, unit)));
+  return units;
+}
+
+function findUnits(events: readonly Event[], unit: Unit): UnitSpan[] {
   if (unit === "results") {
     return events.flatMap((event, index) =>
       ToolOutput.is(event) && event.callId !== null ? [{ start: index, results: [event.callId] }] : [],
@@ -102,7 +113,7 @@ export class Selection {
   /** The handles, such as "r1", of each result in a selected unit of `view`, oldest first. */
   handles(view: Trace): string[] {
     const units = unitsOf(view.events, this.unit);
-    const handles = resultHandles(view.thread.events);
+    const handles = handlesOf(view.thread.events);
     return this.picked(units.length)
       .sort((a, b) => a - b)
       .flatMap((index) => units[index]!.results.flatMap((callId) => handles.handleOf(callId) ?? []));
@@ -115,6 +126,20 @@ export class Selection {
     const parts = end === null ? [start ?? 0] : [start ?? 0, end];
     return `${this.unit}.slice(${parts.join(", ")})`;
   }
+}
+
+const handlesByEvents = new WeakMap<readonly Event[], Handles>();
+
+/** Give the shrinks the handles of a thread that a builder has read already, for this list of its events. */
+export function knowHandles(events: readonly Event[], handles: Handles): void {
+  if (!handlesByEvents.has(events)) handlesByEvents.set(events, handles);
+}
+
+// The handles of a thread's results, found once for each list of its events.
+function handlesOf(events: readonly Event[]): Handles {
+  let handles = handlesByEvents.get(events);
+  if (handles === undefined) handlesByEvents.set(events, (handles = resultHandles(events)));
+  return handles;
 }
 
 // Array.prototype.slice's bounds: negative counts from the end, then clamped to [0, count].
