@@ -4,7 +4,7 @@
  * Failure on its stream, as the local runner does, and fails with it.
  */
 import { CancellationScope, isCancellation } from "@temporalio/workflow";
-import type { TaskArgument, TaskResult } from "../src/temporal/contract.js";
+import { TURN_CANCELLED, type TaskArgument, type TaskResult } from "../src/temporal/contract.js";
 import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
 import { TurnWatch } from "./person.js";
 
@@ -26,7 +26,12 @@ export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
     const run = await runGraph(calls, scope, first, null, watch);
     return { stream: argument.stream, units: run.units };
   } catch (error) {
-    const failures = error instanceof StepFailed ? error.failures : [failureOf(error, null, null)];
+    // A cancelled task records the same cancellation as its turn does.
+    const failures = isCancellation(error)
+      ? [{ ...TURN_CANCELLED, retryable: false, node: null, callId: null }]
+      : error instanceof StepFailed
+        ? error.failures
+        : [failureOf(error, null, null)];
     await CancellationScope.nonCancellable(() =>
       calls.activities.failTurn({ ...scope, inputSeq: argument.inputSeq, failure: failures[0]!, release: false }),
     );

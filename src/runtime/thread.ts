@@ -92,9 +92,15 @@ export class Thread {
     return this.resume(options);
   }
 
-  /** Cancel the thread's turn that waits for a person: records one CancelledError Failure, as Temporal's cancel does. */
+  /**
+   * Cancel the thread's turn that waits for a person: records one CancelledError Failure, as Temporal's
+   * cancel does, first on each delegated task that waits (its child workflow is cancelled first there).
+   */
   async cancel(): Promise<Trace> {
-    await this.holding((lease) => recordTurnFailure(this.recorder(lease), MAIN, CANCELLED));
+    const tasks = new Set((await this.requests()).map((request) => request.stream).filter((stream) => stream !== MAIN));
+    await this.holding(async (lease) => {
+      for (const stream of [...tasks, MAIN]) await recordTurnFailure(this.recorder(lease), stream, CANCELLED);
+    });
     return this.trace();
   }
 

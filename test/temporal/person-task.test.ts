@@ -3,7 +3,9 @@
 // runs once, the task's result is handed back, and the local runner records the same trace.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Input, ToolOutput, type Event } from "../../src/domain/events.js";
+import { Failure, Input, ToolOutput, type Event } from "../../src/domain/events.js";
+import { CANCELLED } from "../../src/domain/requests.js";
+import { taskWorkflowIdOf } from "../../src/temporal/contract.js";
 import type { Trace } from "../../src/domain/trace.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
 import type { TurnStatus } from "../../src/temporal/contract.js";
@@ -11,7 +13,7 @@ import { answerRequest, turnStatus } from "../../src/temporal/requests.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { CLERK_MODEL, errandCatalog, type RunLog } from "../fixtures/person.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { openStore, sharedBundle, withWorker, withoutTimes, type TestStore } from "./harness.js";
+import { openStore, recordHistory, sharedBundle, withWorker, withoutTimes, type TestStore } from "./harness.js";
 
 const TASK_STREAM = "task-errand-1";
 const REQUEST = "mail-1:approval";
@@ -93,6 +95,7 @@ describe("a person in the loop of a delegated task", { timeout: 180_000 }, () =>
           expect.objectContaining({ requestId: REQUEST, kind: "approval", tool: "send_mail", stream: TASK_STREAM }),
         ]);
         expect(log.runs).toEqual([]);
+        await recordHistory(temporal.client, "person-task-waiting", turn, turn.runId);
         // An answer that does not fit is refused by the turn, as for its own requests.
         await expect(
           answerRequest(temporal.client, threadId, { requestId: REQUEST, payload: { approved: "yes" } }),
@@ -105,7 +108,12 @@ describe("a person in the loop of a delegated task", { timeout: 180_000 }, () =>
         await expect(
           answerRequest(temporal.client, threadId, { requestId: REQUEST, payload: { approved: true } }),
         ).rejects.toThrow(/answered already/);
-        return turn.result();
+        const result = await turn.result();
+        await recordHistory(temporal.client, "person-task-answered", turn, turn.runId);
+        await recordHistory(temporal.client, "person-task-answered-task", {
+          workflowId: taskWorkflowIdOf(threadId, TASK_STREAM),
+        });
+        return result;
       });
       expect(result.answer).toBe("The errand is done.");
       expect(log.runs).toEqual(["send_mail ada@example.org"]);
@@ -119,6 +127,50 @@ describe("a person in the loop of a delegated task", { timeout: 180_000 }, () =>
         });
         await thread.resume();
         await thread.answer(REQUEST, { approved: true });
+        expect(withoutTimes(trace)).toEqual(withoutTimes(await thread.trace()));
+      } finally {
+        await localStore.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("cancelled while its task waits: the task and the turn each record the cancellation once, the lease is released, the next turn works, as on the local runner", async () => {
+    const store = await openStore("sqlite");
+    const threadId = "errand-cancel";
+    const taskQueue = uniqueTaskQueue("person-task-cancel");
+    try {
+      const log: RunLog = { runs: [] };
+      const { catalog } = errandCatalog(store.store, log);
+      await withWorker(catalog, taskQueue, async () => {
+        const start = (payload: string) =>
+          startTurn(temporal.client, { agent: "office", threadId, input: { payload, model: CLERK_MODEL }, taskQueue });
+        const turn = await start("Send the invoice.");
+        while (((await turnStatus(temporal.client, threadId).catch(() => null))?.requests.length ?? 0) === 0)
+          await sleep(100);
+        await turn.workflow.cancel();
+        await expect(turn.result()).rejects.toThrow();
+        expect(await store.store.lease(threadId)).toBeNull();
+        await (await start("Thanks.")).result();
+      });
+      expect(log.runs).toEqual([]);
+      const trace = await traceOf(store, threadId);
+      expect(types(trace.stream(TASK_STREAM).events)).toEqual(["task-input", "model-output", "request", "failure"]);
+      expect(trace.byType(Failure)).toEqual([
+        expect.objectContaining({ ...CANCELLED, stream: TASK_STREAM }),
+        expect.objectContaining({ ...CANCELLED, stream: "main" }),
+      ]);
+      const localStore = await openStore("sqlite");
+      try {
+        const { catalog: local } = errandCatalog(localStore.store);
+        const [thread] = await local.open("office", Input({ payload: "Send the invoice.", model: CLERK_MODEL }), {
+          threadId,
+        });
+        await thread.resume();
+        await thread.cancel();
+        expect(await thread.requests()).toEqual([]);
+        await thread.send(Input({ payload: "Thanks.", model: CLERK_MODEL }));
         expect(withoutTimes(trace)).toEqual(withoutTimes(await thread.trace()));
       } finally {
         await localStore.close();
