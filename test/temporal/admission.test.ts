@@ -20,8 +20,8 @@ import { ScriptedModel } from "../../src/testing/index.js";
 import { ModelLimits, ReActAgent, ReActConfig, Tokens, type TextTurn } from "../../src/toolkit/index.js";
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { activityOf, gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
+import { activityOf, connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
