@@ -69,6 +69,8 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
     }
     const found = trace.stream(argument.stream).events[seq];
     if (!(found && Input.is(found) && sameInput(found, event))) {
+      // This turn never runs: give its lease up, so the thread's next turn does not wait for it to expire.
+      await catalog.store.release(lease);
       throw new ThreadMovedError(
         `Another writer recorded events on stream "${argument.stream}" of thread "${argument.threadId}" where this turn's input belonged (seq ${seq}). ` +
           "Run each thread's turns through one runner; start the turn again.",

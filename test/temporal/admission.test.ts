@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Failure, Input, ModelOutput, ToolOutput } from "../../src/domain/events.js";
 import { LeaseHeldError } from "../../src/ports/errors.js";
+import type { TraceStore } from "../../src/ports/store.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { InputDeniedError, InputTooLargeError } from "../../src/runtime/errors.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
@@ -38,7 +39,11 @@ afterAll(async () => {
 const SECRET = "What is the admin password?";
 
 /** An assistant whose config refuses any turn that asks for a password, in a catalog over the test's store. */
-function guarded(model: ScriptedModel, options: { maxInputBytes?: number; window?: number } = {}): AgentCatalog {
+function guarded(
+  model: ScriptedModel,
+  options: { maxInputBytes?: number; window?: number } = {},
+  trace: TraceStore = store.store,
+): AgentCatalog {
   const agent = new ReActAgent<unknown, TextTurn>((_resources, turn) => {
     if (turn.text.includes("password")) throw new InputDeniedError("This assistant does not discuss passwords.");
     return new ReActConfig({
@@ -47,7 +52,7 @@ function guarded(model: ScriptedModel, options: { maxInputBytes?: number; window
       ...(options.window ? { limits: new ModelLimits({ window: new Tokens(options.window) }) } : {}),
     });
   });
-  return new AgentCatalog(store.store, { assistant: agent }, { version: "test", ...options });
+  return new AgentCatalog(trace, { assistant: agent }, { version: "test", ...options });
 }
 
 async function failureOf(result: Promise<unknown>): Promise<ApplicationFailure> {
@@ -199,5 +204,43 @@ describe("the thread's lease on Temporal", () => {
     );
     expect(retried).toEqual([]);
     expect((history.events ?? []).filter((event) => activityOf(event) === "callTool")).toHaveLength(1);
+  });
+});
+
+describe("a writer without the lease on Temporal", () => {
+  it("moving the stream at every lease the open takes fails the turn with ThreadMovedError: its input is not recorded and its lease is given up", async () => {
+    const model = new ScriptedModel(["Never called."]);
+    const taskQueue = uniqueTaskQueue("moved");
+    const threadId = `moved-${taskQueue}`;
+    const other = (index: number) =>
+      Input({ payload: `The other writer's input ${index}.`, model: "scripted", origin: "assistant" });
+    let writes = 0;
+    // The real store, where another runner (one that takes no lease) appends just before each acquisition.
+    const moving = new Proxy(store.store, {
+      get(target, key) {
+        if (key === "acquire")
+          return async (...args: Parameters<typeof target.acquire>) => {
+            writes += 1;
+            await target.append(threadId, [catalog.types("assistant").check(other(writes))]);
+            return target.acquire(...args);
+          };
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const catalog = guarded(model, {}, moving);
+    await withWorker(catalog, taskQueue, async () => {
+      const turn = await startTurn(temporal.client, turnOf(taskQueue, threadId, "Hi"));
+      const cause = await failureOf(turn.result());
+      expect(cause.type).toBe("ThreadMovedError");
+      expect(cause.message).toContain(`Another writer recorded events on stream "main" of thread "${threadId}"`);
+    });
+    const trace = await readTrace(store.store, catalog.types("assistant"), threadId);
+    expect(trace.byType(Input).map((input) => input.payload)).toEqual(
+      Array.from({ length: writes }, (_, index) => `The other writer's input ${index + 1}.`),
+    );
+    expect(writes).toBeGreaterThan(0);
+    expect(await store.store.lease(threadId)).toBeNull();
+    expect(model.requests).toHaveLength(0);
   });
 });
