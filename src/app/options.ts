@@ -16,7 +16,10 @@ export interface AppLimits {
   bodyBytes?: number;
   /** Seconds between keep-alive comments on an event stream. Default 15. */
   keepAliveSeconds?: number;
-  /** Seconds a start waits for a worker to record the turn's input before it answers anyway. Default 20. */
+  /**
+   * Seconds a start waits for a worker to record the turn's input before it answers anyway, and an answer
+   * to a request that the trace shows waits for its turn's workflow to take it. Default 20.
+   */
   startSeconds?: number;
 }
 

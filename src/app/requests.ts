@@ -3,6 +3,7 @@
  * trace (so they list while no worker runs), and the answer, checked against the trace first (so a refused
  * answer is a 404, 409 or 422 naming why, and records nothing), then sent as the turn's `answer` Update.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import { Request, Response } from "../domain/events.js";
 import type { JsonValue } from "../domain/json.js";
@@ -64,31 +65,7 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
     const { threadId, requestId } = c.req.valid("param");
     const body = c.req.valid("json");
     const { agent } = await ownedThread(parts, threadId, c.get("principal"));
-    const trace = await parts.catalog.read(threadId, agent);
-    const asked = trace.byType(Request).findLast((request) => request.requestId === requestId);
-    if (asked === undefined)
-      throw new ProblemError(
-        404,
-        "Request not found",
-        `No request "${requestId}" was made on thread "${threadId}": GET /threads/${threadId}/requests lists the waiting ones.`,
-        { threadId, requestId },
-      );
-    const answered = trace
-      .stream(asked.stream)
-      .byType(Response)
-      .some((event) => event.requestId === requestId);
-    if (answered)
-      throw new ProblemError(
-        409,
-        "Answered already",
-        `Request "${requestId}" is answered already; an answer is recorded once.`,
-        {
-          threadId,
-          requestId,
-        },
-      );
-    if (!threadRequests(trace).some((request) => request.requestId === requestId))
-      throw noLongerWaits(threadId, requestId);
+    const asked = await openRequest(parts, threadId, agent, requestId);
     const payload = payloadOf(body);
     const problem = answerIssues(asked, payload);
     if (problem !== null) {
@@ -104,18 +81,25 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
         },
       );
     }
-    try {
-      const result = await answerRequest(parts.client, threadId, { requestId, payload: payload as JsonValue });
-      return c.json({ threadId, requestId, seq: result.seq }, 200);
-    } catch (error) {
-      // The turn refused what the trace allowed: another answer came first, or the turn moved on.
-      if (error instanceof AnswerRefusedError)
-        throw new ProblemError(409, "Answer refused", `${error.message} Nothing was recorded.`, {
-          threadId,
-          requestId,
-        });
-      if (error instanceof NoTurnError) throw noLongerWaits(threadId, requestId);
-      throw error;
+    // The trace shows a request as soon as a worker records it; its turn's workflow learns of it when
+    // that activity returns. An answer the workflow refuses while the trace says the request still
+    // waits is sent again, for a while; once the trace says otherwise, that is the answer.
+    const until = Date.now() + parts.limits.startSeconds * 1000;
+    for (;;) {
+      try {
+        const result = await answerRequest(parts.client, threadId, { requestId, payload: payload as JsonValue });
+        return c.json({ threadId, requestId, seq: result.seq }, 200);
+      } catch (error) {
+        if (error instanceof NoTurnError) throw noLongerWaits(threadId, requestId);
+        if (!(error instanceof AnswerRefusedError)) throw error;
+        await openRequest(parts, threadId, agent, requestId);
+        if (Date.now() > until)
+          throw new ProblemError(409, "Answer refused", `${error.message} Nothing was recorded.`, {
+            threadId,
+            requestId,
+          });
+        await sleep(200);
+      }
     }
   });
 }
@@ -139,6 +123,39 @@ export function waitingRequests(trace: Trace): RequestView[] {
       position: positions.get(request) ?? 0,
     };
   });
+}
+
+/**
+ * The Request of the id, while it waits for an answer on the thread's running turn: else a 404 (no such
+ * request) or a 409 (answered already, or its turn ended).
+ */
+async function openRequest(parts: AppParts, threadId: string, agent: string, requestId: string): Promise<Request> {
+  const trace = await parts.catalog.read(threadId, agent);
+  const asked = trace.byType(Request).findLast((request) => request.requestId === requestId);
+  if (asked === undefined)
+    throw new ProblemError(
+      404,
+      "Request not found",
+      `No request "${requestId}" was made on thread "${threadId}": GET /threads/${threadId}/requests lists the waiting ones.`,
+      { threadId, requestId },
+    );
+  const answered = trace
+    .stream(asked.stream)
+    .byType(Response)
+    .some((event) => event.requestId === requestId);
+  if (answered)
+    throw new ProblemError(
+      409,
+      "Answered already",
+      `Request "${requestId}" is answered already; an answer is recorded once.`,
+      {
+        threadId,
+        requestId,
+      },
+    );
+  if (!threadRequests(trace).some((request) => request.requestId === requestId))
+    throw noLongerWaits(threadId, requestId);
+  return asked;
 }
 
 /** The answer's payload: `payload` as sent, or an approval's `{ approved, reason }`. */

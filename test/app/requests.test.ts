@@ -10,7 +10,7 @@ import { serveApp, type ServedApp } from "../../src/app/serve.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
 import { createTurnWorker } from "../../worker.js";
-import { CLERK_MODEL, CLERK_SCRIPTS, clerkModel, clerkTools, type RunLog } from "../fixtures/person.js";
+import { CLERK_MODEL, CLERK_SCRIPTS, clerkModel, clerkTools, errandCatalog, type RunLog } from "../fixtures/person.js";
 import { openStore, sharedBundle, type TestStore } from "../temporal/harness.js";
 import {
   connectClient,
@@ -44,7 +44,12 @@ beforeAll(async () => {
     new ReActAgent(new ReActConfig({ model: clerkModel(script), prompt: "You are a clerk.", tools }));
   const catalog = new AgentCatalog(
     store.store,
-    { mail: agent(CLERK_SCRIPTS.mail), booking: agent(CLERK_SCRIPTS.booking) },
+    {
+      mail: agent(CLERK_SCRIPTS.mail),
+      booking: agent(CLERK_SCRIPTS.booking),
+      // A parent whose delegated task (the clerk, on a stream of its own) waits for approval.
+      office: errandCatalog(store.store, log).catalog.agent("office"),
+    },
     { version: "requests-test" },
   );
   const taskQueue = uniqueTaskQueue("app-requests");
@@ -235,5 +240,20 @@ describe("a person in the loop over HTTP", () => {
     const messages = await readEvents(eventsUrl, ALICE);
     expect(messages.at(-1)).toMatchObject({ event: "end", data: { status: "completed" } });
     expect(log.runs).toContain("book_slot 2026-12-01");
+  });
+
+  it("lists and answers the request of a delegated task through its thread", async () => {
+    const { threadId, events: eventsUrl, requests } = await waitingThread("office");
+    expect(requests).toEqual([
+      expect.objectContaining({ requestId: "mail-1:approval", stream: "task-errand-1", tool: "send_mail" }),
+    ]);
+    const answered = await post(`/threads/${threadId}/requests/mail-1:approval`, { approved: true });
+    expect(answered.status, await answered.clone().text()).toBe(200);
+    const messages = await readEvents(eventsUrl, ALICE);
+    expect(messages.at(-1)).toMatchObject({ event: "end", data: { status: "completed" } });
+    const streams = events(messages).flatMap((message) =>
+      message.data.type === "response" ? [message.data.stream] : [],
+    );
+    expect(streams).toEqual(["task-errand-1"]);
   });
 });
