@@ -15,7 +15,10 @@ export function chromiumPath(): string {
   const named = process.env.CHROMIUM_PATH;
   if (named) {
     if (!existsSync(named))
-      throw new Error(`CHROMIUM_PATH names ${named}, which does not exist: install chromium there.`);
+      throw new Error(
+        `The playground tests need chromium: CHROMIUM_PATH names ${named}, which does not exist. ` +
+          "Install Debian's chromium (`apt-get install -y chromium`) or point CHROMIUM_PATH at a chromium executable.",
+      );
     return named;
   }
   try {

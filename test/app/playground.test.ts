@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANSWER, StreamingModel } from "../fixtures/app/streaming.js";
-import { LONG_LIBRARY, playgroundAgents, TOPICS, topicQuestion } from "../fixtures/app/playground.js";
+import { FALSE_MARKER, LONG_LIBRARY, playgroundAgents, TOPICS, topicQuestion } from "../fixtures/app/playground.js";
 import { gateFolder } from "../temporal/harness.js";
 import { launchBrowser, screenshot } from "./browser.js";
 import { readEvents } from "./sse.js";
@@ -19,14 +19,13 @@ const QUESTION = "How often is bulky waste picked up?";
 const hangFile = join(gateFolder(), "playground-hang");
 
 let stack: AppStack;
-let browser: Browser;
+let browser: Promise<Browser> | null = null;
 let context: BrowserContext | null = null;
 
 beforeAll(async () => {
   writeFileSync(hangFile, "no hang");
   const model = new StreamingModel({ pause: 60, hang: { after: 2, file: hangFile } });
   stack = await startAppStack({ model, more: playgroundAgents() });
-  browser = await launchBrowser();
 });
 
 afterEach(async () => {
@@ -35,7 +34,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await (await browser?.catch(() => null))?.close();
   await stack?.close();
 });
 
@@ -47,8 +46,10 @@ interface Seen {
 
 /** Open the page at `path` in a fresh browser context with the API key given, and record the answer's states. */
 async function openPage(path = "/", viewport = { width: 1280, height: 800 }): Promise<Page> {
-  context = await browser.newContext({ viewport });
-  await context.addInitScript(() => {
+  // Launched by the first test, so that without chromium each test fails saying so (none is skipped).
+  const opened = await (browser ??= launchBrowser()).then((launched) => launched.newContext({ viewport }));
+  context = opened;
+  await opened.addInitScript(() => {
     const seen = { states: [] as string[], mostAnswers: 0 };
     (window as unknown as { seen: Seen }).seen = seen;
     const record = () => {
@@ -66,7 +67,7 @@ async function openPage(path = "/", viewport = { width: 1280, height: 800 }): Pr
       }),
     );
   });
-  const page = await context.newPage();
+  const page = await opened.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   await page.goto(`${stack.served.url}${path}`);
@@ -147,7 +148,7 @@ describe("the playground page", () => {
     const page = await openPage(`/#thread=${threadId}`);
     const chip = page.locator("#turns .chip").first();
     await chip.waitFor();
-    expect(await chip.textContent()).toBe(citation.marker);
+    expect(await chip.textContent()).toBe(citation.marker.trim());
     await chip.click();
     await page.waitForSelector("#passage:not([hidden])");
     await screenshot(page, "03-citation-passage");
@@ -158,6 +159,25 @@ describe("the playground page", () => {
     await chip.focus();
     await page.keyboard.press("Enter");
     await page.waitForSelector("#passage:not([hidden])");
+  });
+
+  it("shows a marker that names nothing as such", async () => {
+    const threadId = await turnOverHttp("researcher", `${topicQuestion("tannery")} Take a guess.`, null);
+    const thread = await getJson<ThreadJson>(`/threads/${threadId}`);
+    const citation = thread.turns[0]!.answer!.citations.find((each) => each.marker.trim() === FALSE_MARKER)!;
+    expect(citation.passages.map((passage) => passage.sourceId)).toEqual([null]);
+    const page = await openPage(`/#thread=${threadId}`);
+    const chips = page.locator("#turns .chip");
+    await chips.first().waitFor();
+    expect(await chips.evaluateAll((all) => all.map((chip) => [chip.textContent, chip.className]))).toEqual([
+      [thread.turns[0]!.answer!.citations[0]!.marker.trim(), "chip"],
+      [FALSE_MARKER, "chip unresolved"],
+    ]);
+    await chips.nth(1).click();
+    await page.waitForSelector("#passage:not([hidden])");
+    await screenshot(page, "03b-marker-naming-nothing");
+    expect(await page.textContent("#passage-body")).toContain("names no passage");
+    expect(await page.locator("#passage-body blockquote").count()).toBe(0);
   });
 
   it("shows, in a long thread on the default policy, a compressed result and a cited passage kept whole, as explain says", async () => {

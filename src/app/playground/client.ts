@@ -420,18 +420,18 @@ function answerItem(answer: NonNullable<Turn["answer"]>): HTMLElement {
   for (const citation of citations) {
     text.append(answer.content.slice(from, citation.at));
     from = citation.at;
+    // A marker's text can start with the space before it: the space stays text, the chip is the marker.
+    const marker = citation.marker.trim();
+    text.append(citation.marker.slice(0, citation.marker.indexOf(marker)));
     const named = citation.passages.filter((passage) => passage.sourceId !== null);
     const chip = make(
       "button",
       {
         type: "button",
         class: named.length > 0 ? "chip" : "chip unresolved",
-        "aria-label":
-          named.length > 0
-            ? `Citation ${citation.marker}: show the passage`
-            : `Citation ${citation.marker} names no passage`,
+        "aria-label": named.length > 0 ? `Citation ${marker}: show the passage` : `Citation ${marker} names no passage`,
       },
-      citation.marker,
+      marker,
     );
     chip.addEventListener("click", () => showPassage(citation));
     text.append(chip);
@@ -473,7 +473,8 @@ function renderLive(): void {
 function showPassage(citation: Citation): void {
   const section = byId("passage");
   section.hidden = false;
-  byId("passage-title").textContent = `Cited passage ${citation.marker}`;
+  const marker = citation.marker.trim();
+  byId("passage-title").textContent = `Citation ${marker}`;
   const body = byId("passage-body");
   body.replaceChildren();
   for (const passage of citation.passages) {
@@ -482,7 +483,7 @@ function showPassage(citation: Citation): void {
         make(
           "p",
           { class: "failure" },
-          `${citation.marker}: the number ${passage.number} names no passage the model was shown.`,
+          `${marker}: the number ${passage.number} names no passage the model was shown.`,
         ),
       );
       continue;
@@ -498,7 +499,7 @@ function showPassage(citation: Citation): void {
       make("blockquote", { class: "passage-text" }, passage.text ?? "(no text recorded)"),
     );
   }
-  if (citation.passages.length === 0) body.append(make("p", { class: "failure" }, `${citation.marker} names nothing.`));
+  if (citation.passages.length === 0) body.append(make("p", { class: "failure" }, `${marker} names nothing.`));
   section.scrollIntoView({ block: "nearest" });
   byId("passage-title").setAttribute("tabindex", "-1");
   byId("passage-title").focus();
