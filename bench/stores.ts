@@ -1,0 +1,329 @@
+/**
+ * Benchmark of the trace stores, in one run on one disk:
+ * - append throughput of PostgresTraceStore against the raw `pg` driver inserting the same rows, and of
+ *   SqliteTraceStore against raw better-sqlite3, at batches of 1 and 10 events (appended as the runner
+ *   appends: with `expected` and the thread's lease);
+ * - the time of one pass (a model call and a tool call, scripted model) on the local runner when the thread
+ *   holds 5,000 prior events against 10, on SQLite and on PostgreSQL, split into the request build (the
+ *   context builder's part) and the rest (store, cache, planning).
+ * Not a test: `npm run bench -- stores` writes its section of bench/README.md. PostgreSQL is DATABASE_URL
+ * (default the local test database); the script makes a schema of its own and drops it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import { z } from "zod";
+import { PostgresTraceStore, SqliteTraceStore, migratePostgres } from "../src/adapters/index.js";
+import { Input, ModelOutput, ToolOutput, type Event, type StoredEvent } from "../src/domain/index.js";
+import type { TraceStore } from "../src/ports/index.js";
+import { AgentCatalog, tool } from "../src/runtime/index.js";
+import { ScriptedModel } from "../src/testing/index.js";
+import { MessageBuilder, ModelLimits, ReActAgent, ReActConfig, Tokens } from "../src/toolkit/index.js";
+import { markdownTable, writeSection } from "./report.js";
+
+const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const SCHEMA = `bench_stores_${process.pid}`;
+/** Events appended per measured series, by store and batch size: enough for a second or so each. */
+const APPENDED = { postgres: { 1: 400, 10: 2_000 }, sqlite: { 1: 4_000, 10: 20_000 } } as const;
+const ROUNDS = 3;
+/** Tool passes per measured turn (each a model call and a tool call), and measured turns per size. */
+const PASSES = 4;
+const TURNS = 5;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** A tool result of about 1 KB, like a search's. */
+const RESULT = "words of a found document ".repeat(40);
+
+/** An unsealed event as the runner appends it: an assistant's tool result of about 1 KB. */
+function appended(index: number): StoredEvent {
+  return {
+    type: "tool-output",
+    stream: "main",
+    actor: "tool",
+    origin: "tools",
+    payload: { callId: `call-${index}`, text: RESULT, data: null, elements: [], error: null },
+    seq: null,
+    ts: null,
+    version: "bench",
+  };
+}
+
+// ---- Append throughput ----------------------------------------------------------------------------------
+
+/** Events per second of `count` events appended in batches of `batch`, one after another. */
+async function rate(count: number, batch: number, append: (events: StoredEvent[], done: number) => Promise<void>) {
+  const start = performance.now();
+  for (let done = 0; done < count; done += batch)
+    await append(
+      Array.from({ length: batch }, (_, index) => appended(done + index)),
+      done,
+    );
+  return count / ((performance.now() - start) / 1000);
+}
+
+/** The framework's append: with `expected` (the stream's length as last read) and the thread's lease. */
+async function storeAppender(store: TraceStore, threadId: string) {
+  const lease = await store.acquire(threadId, { owner: "bench", ttl: 600 });
+  return async (events: StoredEvent[], done: number) => {
+    await store.append(threadId, events, { expected: { main: done }, lease });
+  };
+}
+
+async function postgresAppends(): Promise<(string | number)[][]> {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+  await pool.query(`CREATE SCHEMA "${SCHEMA}"`);
+  try {
+    await migratePostgres(pool, { schema: SCHEMA });
+    const store = new PostgresTraceStore({ pool, schema: SCHEMA });
+    // The raw driver: the same rows into a table like the store's, one INSERT per batch, autocommit.
+    await pool.query(
+      `CREATE TABLE "${SCHEMA}".raw_events (thread text NOT NULL, position integer NOT NULL, type text NOT NULL, ` +
+        "stream text NOT NULL, actor text NOT NULL, origin text, payload json NOT NULL, seq integer NOT NULL, ts text NOT NULL, " +
+        "version text, PRIMARY KEY (thread, position))",
+    );
+    const insert =
+      `INSERT INTO "${SCHEMA}".raw_events SELECT $1, u.n + $2, u.type, u.stream, u.actor, u.origin, u.payload::json, u.n + $2 - 1, $3, u.version ` +
+      "FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS u(type, stream, actor, origin, payload, version, n)";
+    const raw = (threadId: string) => async (events: StoredEvent[], done: number) => {
+      const column = (name: keyof StoredEvent) => events.map((event) => event[name]);
+      await pool.query({
+        name: "raw-insert",
+        text: insert,
+        values: [
+          threadId,
+          done,
+          new Date().toISOString(),
+          column("type"),
+          column("stream"),
+          column("actor"),
+          column("origin"),
+          events.map((event) => JSON.stringify(event.payload)),
+          column("version"),
+        ],
+      });
+    };
+    const rows = await compare("PostgreSQL", APPENDED.postgres, raw, (threadId) => storeAppender(store, threadId));
+    await store.close();
+    return rows;
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+    await pool.end();
+  }
+}
+
+async function sqliteAppends(folder: string): Promise<(string | number)[][]> {
+  const store = new SqliteTraceStore(join(folder, "store.sqlite"));
+  // The raw driver: the same rows into a table like the store's, one transaction per batch, same pragmas.
+  const db = new BetterSqlite3(join(folder, "raw.sqlite"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec(
+    "CREATE TABLE raw_events (thread TEXT NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL, stream TEXT NOT NULL, " +
+      "actor TEXT NOT NULL, origin TEXT, payload TEXT NOT NULL, seq INTEGER NOT NULL, ts TEXT NOT NULL, version TEXT, " +
+      "PRIMARY KEY (thread, position)) WITHOUT ROWID",
+  );
+  const insert = db.prepare("INSERT INTO raw_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const raw = (threadId: string) => async (events: StoredEvent[], done: number) => {
+    const ts = new Date().toISOString();
+    db.transaction(() =>
+      events.forEach((event, index) =>
+        insert.run(
+          threadId,
+          done + index + 1,
+          event.type,
+          event.stream,
+          event.actor,
+          event.origin,
+          JSON.stringify(event.payload),
+          done + index,
+          ts,
+          event.version,
+        ),
+      ),
+    ).immediate();
+  };
+  const rows = await compare("SQLite", APPENDED.sqlite, raw, (threadId) => storeAppender(store, threadId));
+  await store.close();
+  db.close();
+  return rows;
+}
+
+type Appender = (events: StoredEvent[], done: number) => Promise<void>;
+
+/** Raw and store series interleaved, ROUNDS each, a new thread per series; the medians and their ratio. */
+async function compare(
+  name: string,
+  counts: Readonly<Record<1 | 10, number>>,
+  raw: (threadId: string) => Appender,
+  store: (threadId: string) => Promise<Appender>,
+): Promise<(string | number)[][]> {
+  const rows: (string | number)[][] = [];
+  let threads = 0;
+  for (const batch of [1, 10] as const) {
+    const count = counts[batch];
+    // Warm both paths (statements prepared, JIT) on a short series first.
+    await rate(count / 10, batch, raw(`warm-${++threads}`));
+    await rate(count / 10, batch, await store(`warm-${++threads}`));
+    const rawRates: number[] = [];
+    const storeRates: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rawRates.push(await rate(count, batch, raw(`raw-${++threads}`)));
+      storeRates.push(await rate(count, batch, await store(`store-${++threads}`)));
+    }
+    const [rawRate, storeRate] = [median(rawRates), median(storeRates)];
+    console.log(`${name} batch ${batch}: raw ${rawRate.toFixed(0)}/s, store ${storeRate.toFixed(0)}/s`);
+    rows.push([name, batch, Math.round(rawRate), Math.round(storeRate), (storeRate / rawRate).toFixed(2)]);
+  }
+  return rows;
+}
+
+// ---- Per pass ---------------------------------------------------------------------------------------------
+
+const echo = tool({
+  name: "echo",
+  description: "Say the words back.",
+  args: { words: z.string().describe("The words.") },
+  async run({ words }) {
+    return ToolOutput({ text: `${words} ${RESULT}` });
+  },
+});
+
+/** Completed turns of a question, a tool call with a 1 KB result and an answer: `count` events. */
+function history(count: number): Event[] {
+  const events: Event[] = [];
+  for (let turn = 0; events.length < count; turn++) {
+    events.push(Input({ payload: `Question ${turn}?`, model: "scripted", origin: "assistant", version: "bench" }));
+    const id = `prior-${turn}`;
+    events.push(ModelOutput({ toolCalls: [{ id, name: "echo", arguments: { words: "hi" } }], origin: "model" }));
+    events.push(ToolOutput({ callId: id, text: RESULT, origin: "tools" }));
+    events.push(ModelOutput({ content: `Answer ${turn}.`, origin: "model" }));
+  }
+  return events.slice(0, count);
+}
+
+/** A window of a current model: the 5,000 events are over the default policy's thresholds, so builds shrink. */
+const LIMITS = new ModelLimits({ window: new Tokens(128_000) });
+
+/** The time of the request builds, added up while it runs (MessageBuilder.assess is each build's work). */
+const building = { ms: 0 };
+const assess = MessageBuilder.prototype.assess;
+MessageBuilder.prototype.assess = function timed(this: MessageBuilder, ...args: Parameters<typeof assess>) {
+  const start = performance.now();
+  try {
+    return assess.apply(this, args);
+  } finally {
+    building.ms += performance.now() - start;
+  }
+};
+
+/** Milliseconds per pass (total, and the builds' part) of turns of PASSES passes on a thread of `prior` events. */
+async function perPass(store: TraceStore, prior: number): Promise<{ total: number; build: number }> {
+  const turn = [
+    ...Array.from({ length: PASSES }, () => ({ toolCalls: [{ name: "echo", arguments: { words: "hi" } }] })),
+    "Done.",
+  ];
+  const model = new ScriptedModel(Array.from({ length: TURNS + 1 }, () => turn).flat());
+  const agent = new ReActAgent(
+    new ReActConfig({ model, prompt: "Answer.", tools: [echo], passes: PASSES + 1, limits: LIMITS }),
+  );
+  const catalog = new AgentCatalog(store, { assistant: agent }, { version: "bench" });
+  const [thread] = await catalog.open("assistant", Input({ payload: "Start", model: "scripted" }));
+  const types = catalog.types("assistant");
+  const events = history(prior);
+  for (let from = 0; from < events.length; from += 500)
+    await store.append(
+      thread.id,
+      events.slice(from, from + 500).map((event) => types.check(event)),
+    );
+  // The first turn reads the thread whole (cold) and warms the JIT; the measured turns read incrementally.
+  await thread.send(Input({ payload: "Warm up", model: "scripted" }));
+  const totals: number[] = [];
+  const builds: number[] = [];
+  for (let index = 0; index < TURNS; index++) {
+    building.ms = 0;
+    const start = performance.now();
+    await thread.send(Input({ payload: `Measured ${index}`, model: "scripted" }));
+    totals.push((performance.now() - start) / PASSES);
+    builds.push(building.ms / PASSES);
+  }
+  return { total: median(totals), build: median(builds) };
+}
+
+async function passes(folder: string): Promise<(string | number)[][]> {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+  await pool.query(`CREATE SCHEMA "${SCHEMA}_passes"`);
+  const rows: (string | number)[][] = [];
+  try {
+    await migratePostgres(pool, { schema: `${SCHEMA}_passes` });
+    const stores: [string, () => TraceStore][] = [
+      ["SQLite", () => new SqliteTraceStore(join(folder, `passes-${performance.now()}.sqlite`))],
+      ["PostgreSQL", () => new PostgresTraceStore({ pool, schema: `${SCHEMA}_passes` })],
+    ];
+    for (const [name, open] of stores) {
+      const measured: Record<number, { total: number; build: number }> = {};
+      for (const prior of [10, 5_000]) {
+        const store = open();
+        measured[prior] = await perPass(store, prior);
+        await store.close();
+      }
+      const [small, large] = [measured[10]!, measured[5_000]!];
+      const ms = (value: number) => Number(value.toFixed(2));
+      console.log(
+        `${name} per pass: 10 events ${small.total.toFixed(2)} ms, 5,000 events ${large.total.toFixed(2)} ms`,
+      );
+      rows.push([
+        name,
+        ms(small.total),
+        ms(large.total),
+        (large.total / small.total).toFixed(2),
+        ms(small.total - small.build),
+        ms(large.total - large.build),
+        ((large.total - large.build) / (small.total - small.build)).toFixed(2),
+        ms(large.build),
+      ]);
+    }
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS "${SCHEMA}_passes" CASCADE`);
+    await pool.end();
+  }
+  return rows;
+}
+
+// ---- Run --------------------------------------------------------------------------------------------------
+
+const folder = mkdtempSync(join(tmpdir(), "soev-bench-stores-"));
+try {
+  const appends = [...(await postgresAppends()), ...(await sqliteAppends(folder))];
+  const perPassRows = await passes(folder);
+  writeSection(
+    "Trace stores (`stores.ts`)",
+    [
+      `Appends as the runner makes them (with \`expected\` and the lease), one after another on one thread, against the raw driver ` +
+        `inserting the same rows into a table like the store's (PostgreSQL: one INSERT per batch, autocommit; SQLite: one ` +
+        `transaction per batch, WAL, synchronous NORMAL), same disk, interleaved, median of ${ROUNDS} series. Target: store ≥ 0.8× raw.`,
+      "",
+      markdownTable([["store", "batch", "raw events/s", "store events/s", "store / raw"], ...appends]),
+      "",
+      `One pass (a model call and a tool call with a 1 KB result; scripted model, default context policy, a window of 128k tokens) on the local runner, ` +
+        `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after a warm-up turn, on a thread of ` +
+        `10 and of 5,000 prior events. "Rest" is the pass without the request builds (MessageBuilder.assess, the context ` +
+        `builder's part): store, trace cache, planning. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal.ts\`.`,
+      "",
+      markdownTable([
+        ["store", "ms at 10", "ms at 5,000", "ratio", "rest at 10", "rest at 5,000", "rest ratio", "build at 5,000"],
+        ...perPassRows,
+      ]),
+      "",
+      `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}.`,
+    ].join("\n"),
+  );
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}
