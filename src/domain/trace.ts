@@ -3,13 +3,14 @@ import { type Event, type EventType, type LogEntry, type Stream, Input } from ".
 
 /**
  * The events of a thread or of one stream, decoded, in log order. The context builder reads only this.
- * Immutable: its indexes (events, streams, events by type) are made once, on first use.
+ * Immutable: its indexes (events, streams, events by type) are made once, on first use, and carried over
+ * to the longer traces that `with` makes.
  */
 export class Trace {
   /** The entries: each event with its position in the thread's log. */
   readonly entries: readonly LogEntry<Event>[];
   private readonly whole: Trace | undefined;
-  private eventList: readonly Event[] | undefined;
+  private eventList: Event[] | undefined;
   private readonly streams = new Map<Stream, Trace>();
   private readonly typed = new Map<EventType<any, any>, readonly Event[]>();
 
@@ -75,9 +76,38 @@ export class Trace {
     return new Trace(this.entries.slice(0, index), thread === this ? undefined : thread);
   }
 
-  /** A trace with more entries after these. */
+  /**
+   * A trace with more entries after these. The indexes made so far (events, streams, events by type, turn
+   * starts) are carried over and grown by the new entries alone, so a cached trace topped up with a few
+   * events costs what those events cost, not what the thread holds.
+   */
   with(entries: readonly LogEntry<Event>[]): Trace {
-    return new Trace([...this.entries, ...entries], this.whole?.with(entries));
+    if (this.whole) return this.grown(entries, this.whole.with(entries));
+    const next = this.grown(entries, undefined);
+    for (const [name, stream] of this.streams)
+      next.streams.set(
+        name,
+        stream.grown(
+          entries.filter((entry) => entry.event.stream === name),
+          next,
+        ),
+      );
+    return next;
+  }
+
+  private grown(entries: readonly LogEntry<Event>[], thread: Trace | undefined): Trace {
+    const next = new Trace(entries.length === 0 ? this.entries : [...this.entries, ...entries], thread);
+    const added = entries.map((entry) => entry.event);
+    if (this.eventList) {
+      const events = (next.eventList = [...this.eventList, ...added]);
+      const known = starts.get(this.eventList);
+      const offset = this.eventList.length;
+      if (known)
+        starts.set(events, [...known, ...added.flatMap((event, index) => (Input.is(event) ? [offset + index] : []))]);
+    }
+    for (const [type, found] of this.typed)
+      next.typed.set(type, [...found, ...added.filter((event) => type.is(event))]);
+    return next;
   }
 }
 
@@ -98,7 +128,13 @@ export function turnStarts(events: readonly Event[]): number[] {
 
 /** The events of the running turn: from the last input that started a turn, that input first. */
 export function turnEvents(events: readonly Event[]): readonly Event[] {
-  return events.slice(turnStarts(events).at(-1) ?? 0);
+  return events.slice(lastTurnStart(events));
+}
+
+/** The index of the input that starts the running turn, or 0 when no input has. */
+export function lastTurnStart(events: readonly Event[]): number {
+  if (!starts.has(events)) turnStarts(events);
+  return starts.get(events)!.at(-1) ?? 0;
 }
 
 /** The trace of a step's stream; its `thread` is the whole thread. */

@@ -1,7 +1,7 @@
 /** Budget: how many model calls of a turn may call tools, and when the tools are withdrawn. */
 import { ModelOutput, Response, type Event } from "../domain/events.js";
 import { ValueError } from "../domain/errors.js";
-import { turnStarts, type Trace } from "../domain/trace.js";
+import { lastTurnStart, type Trace } from "../domain/trace.js";
 
 /** The settings of a Budget. */
 export interface BudgetOptions {
@@ -67,11 +67,11 @@ export class Budget {
 }
 
 function countedEvents(events: readonly Event[], resetsOnAnswer: boolean): readonly Event[] {
-  let from = turnStarts(events).at(-1) ?? 0;
-  if (resetsOnAnswer) {
-    events.forEach((event, index) => {
-      if (index > from && Response.is(event)) from = index;
-    });
+  const from = lastTurnStart(events);
+  if (!resetsOnAnswer) return events.slice(from);
+  // The last answer of the running turn, looked for from the end: the turn's events alone are read.
+  for (let index = events.length - 1; index > from; index--) {
+    if (Response.is(events[index]!)) return events.slice(index);
   }
   return events.slice(from);
 }

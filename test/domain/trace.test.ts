@@ -86,6 +86,33 @@ describe("Trace", () => {
     expect(turnStarts(events)).toEqual([0, 3]);
   });
 
+  it("grows with `with` to the trace made whole: events, streams, types and turn starts, each index carried over", () => {
+    const whole = Trace.of(events);
+    const grown = Trace.of(events.slice(0, 2));
+    // Indexes made before growing are carried; those made after are made from the grown entries.
+    const before = [grown.events, grown.stream("main").events, grown.stream("task-1").events];
+    turnStarts(grown.events);
+    turnStarts(grown.stream("main").events);
+    grown.byType(ModelOutput);
+    grown.stream("main").byType(Input);
+    const later = grown.with(whole.entries.slice(2, 4)).with(whole.entries.slice(4));
+    for (const name of ["main", "task-1", "side"]) {
+      expect(later.stream(name).entries).toEqual(whole.stream(name).entries);
+      expect(later.stream(name).events).toEqual(whole.stream(name).events);
+      expect(later.stream(name).thread).toBe(later);
+      expect(turnStarts(later.stream(name).events)).toEqual(turnStarts(whole.stream(name).events));
+      expect(later.stream(name).byType(Input)).toEqual(whole.stream(name).byType(Input));
+    }
+    expect(later.events).toEqual(whole.events);
+    expect(turnStarts(later.events)).toEqual([0, 3]);
+    expect(later.byType(ModelOutput)).toEqual(whole.byType(ModelOutput));
+    expect(later.byType(ToolOutput)).toEqual(whole.byType(ToolOutput));
+    // The trace it grew from is unchanged.
+    expect([grown.events, grown.stream("main").events, grown.stream("task-1").events]).toEqual(before);
+    expect(grown.byType(ModelOutput)).toHaveLength(1);
+    expect(turnStarts(grown.events)).toEqual([0]);
+  });
+
   it("puts markers back where they were cut out", () => {
     expect(
       inserted("Free four times a year. Extra costs 25 euros.", [

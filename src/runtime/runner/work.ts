@@ -195,7 +195,10 @@ export async function runWork(
 }
 
 function recordedRequest(trace: Trace, stream: string, requestId: string): boolean {
-  return trace.stream(stream).events.some((event) => Request.is(event) && event.requestId === requestId);
+  return trace
+    .stream(stream)
+    .byType(Request)
+    .some((event) => event.requestId === requestId);
 }
 
 /** Append events to one stream, refused if the stream grew since `trace` was read. */

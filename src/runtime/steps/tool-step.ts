@@ -61,7 +61,7 @@ export class ToolStep implements TaskStep {
     const events = streamTrace(context).events;
     const output = latestOutput(events);
     if (!output) return [];
-    const answered = answeredCalls(events);
+    const answered = answeredCalls(streamTrace(context));
     return output.toolCalls
       .filter((call) => !answered.has(call.id))
       .map((call) => ({
@@ -81,7 +81,7 @@ export class ToolStep implements TaskStep {
   }
 
   done(context: StepContext, key: string): boolean {
-    return answeredCalls(streamTrace(context).events).has(key);
+    return answeredCalls(streamTrace(context)).has(key);
   }
 
   /**
@@ -171,8 +171,9 @@ function latestOutput(events: readonly Event[]): ModelOutput | undefined {
   return turnEvents(events).findLast((event): event is ModelOutput => ModelOutput.is(event));
 }
 
-function answeredCalls(events: readonly Event[]): Set<string> {
-  return new Set(events.flatMap((event) => (ToolOutput.is(event) && event.callId !== null ? [event.callId] : [])));
+/** The calls of the stream that have a result: from the trace's index of results, kept as the trace grows. */
+function answeredCalls(trace: Trace): Set<string> {
+  return new Set(trace.byType(ToolOutput).flatMap((output) => (output.callId !== null ? [output.callId] : [])));
 }
 
 /** A short form of a call for logs and the Temporal UI, such as `search({"query":"bulky waste"})`. */
