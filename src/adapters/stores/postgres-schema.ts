@@ -18,6 +18,73 @@ export const DEFAULT_SCHEMA = "public";
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/;
 
 /**
+ * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
+ * thread's lock it checks the lease and the expected stream lengths, seals (seq per stream, positions),
+ * inserts, grows the thread and notifies. It reports a refusal as a status, so the store raises the same
+ * errors as its other paths.
+ */
+function appendFunction(s: string): string {
+  return `
+    CREATE OR REPLACE FUNCTION ${s}.trace_append(
+      p_thread text, p_lock text, p_channel text, p_owner text, p_counter integer,
+      p_streams text[], p_expected_streams text[], p_expected_lengths integer[],
+      p_types text[], p_event_streams text[], p_actors text[], p_origins text[], p_payloads text[],
+      p_versions text[], p_ts text, p_checked text[]
+    ) RETURNS json LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_key bigint;
+      v_length integer;
+      v_lease ${s}.trace_leases%ROWTYPE;
+      v_lengths jsonb := '{}'::jsonb;
+      v_seqs integer[] := '{}';
+      v_seq integer;
+      v_count integer := coalesce(array_length(p_types, 1), 0);
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended(p_lock, 0));
+      IF p_owner IS NOT NULL THEN
+        SELECT * INTO v_lease FROM ${s}.trace_leases WHERE thread_id = p_thread;
+        IF NOT FOUND OR v_lease.owner <> p_owner OR v_lease.counter <> p_counter THEN
+          RETURN json_build_object('status', 'lease', 'owner', v_lease.owner, 'counter', v_lease.counter,
+            'expiresAt', v_lease.expires_at, 'released', v_lease.released);
+        END IF;
+      END IF;
+      SELECT key, length INTO v_key, v_length FROM ${s}.trace_threads WHERE id = p_thread;
+      IF v_key IS NOT NULL AND coalesce(array_length(p_streams, 1), 0) > 0 THEN
+        -- Each stream's last seq from the index, newest first: the cost does not grow with the thread.
+        SELECT coalesce(jsonb_object_agg(named.stream, newest.seq + 1), '{}'::jsonb) INTO v_lengths
+        FROM unnest(p_streams) AS named(stream) CROSS JOIN LATERAL (
+          SELECT seq FROM ${s}.trace_events
+          WHERE thread_key = v_key AND stream = named.stream ORDER BY seq DESC LIMIT 1) newest;
+      END IF;
+      FOR i IN 1 .. coalesce(array_length(p_expected_streams, 1), 0) LOOP
+        IF coalesce((v_lengths ->> p_expected_streams[i])::integer, 0) <> p_expected_lengths[i] THEN
+          RETURN json_build_object('status', 'moved', 'lengths', v_lengths);
+        END IF;
+      END LOOP;
+      IF v_count = 0 THEN
+        RETURN json_build_object('status', 'appended', 'first', coalesce(v_length, 0) + 1, 'seqs', v_seqs);
+      END IF;
+      IF v_key IS NULL THEN
+        INSERT INTO ${s}.trace_threads (id, length, first_ts) VALUES (p_thread, 0, p_ts) RETURNING key INTO v_key;
+        v_length := 0;
+      END IF;
+      FOR i IN 1 .. v_count LOOP
+        v_seq := coalesce((v_lengths ->> p_event_streams[i])::integer, 0);
+        v_seqs := v_seqs || v_seq;
+        v_lengths := v_lengths || jsonb_build_object(p_event_streams[i], v_seq + 1);
+      END LOOP;
+      INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked)
+        SELECT v_key, v_length + u.n, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, p_ts, u.version, u.checked
+        FROM unnest(p_types, p_event_streams, p_actors, p_origins, p_payloads, v_seqs, p_versions, p_checked)
+          WITH ORDINALITY AS u(type, stream, actor, origin, payload, seq, version, checked, n);
+      UPDATE ${s}.trace_threads SET length = v_length + v_count WHERE key = v_key;
+      PERFORM pg_notify(p_channel, p_thread);
+      RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'seqs', v_seqs);
+    END
+    $fn$;`;
+}
+
+/**
  * The migrations in order; migratePostgres records the count applied in trace_migrations.
  * Thread ids and ts are in the "C" collation, so threads page in code-point order, as in the other stores.
  */
@@ -116,61 +183,9 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
     ALTER TABLE ${s}.trace_events ADD COLUMN checked text;
     DROP FUNCTION ${s}.trace_append(text, text, text, text, integer, text[], text[], integer[], text[], text[],
       text[], text[], text[], text[], text);
-    CREATE FUNCTION ${s}.trace_append(
-      p_thread text, p_lock text, p_channel text, p_owner text, p_counter integer,
-      p_streams text[], p_expected_streams text[], p_expected_lengths integer[],
-      p_types text[], p_event_streams text[], p_actors text[], p_origins text[], p_payloads text[],
-      p_versions text[], p_ts text, p_checked text[]
-    ) RETURNS json LANGUAGE plpgsql AS $fn$
-    DECLARE
-      v_key bigint;
-      v_length integer;
-      v_lease ${s}.trace_leases%ROWTYPE;
-      v_lengths jsonb := '{}'::jsonb;
-      v_seqs integer[] := '{}';
-      v_seq integer;
-      v_count integer := coalesce(array_length(p_types, 1), 0);
-    BEGIN
-      PERFORM pg_advisory_xact_lock(hashtextextended(p_lock, 0));
-      IF p_owner IS NOT NULL THEN
-        SELECT * INTO v_lease FROM ${s}.trace_leases WHERE thread_id = p_thread;
-        IF NOT FOUND OR v_lease.owner <> p_owner OR v_lease.counter <> p_counter THEN
-          RETURN json_build_object('status', 'lease', 'owner', v_lease.owner, 'counter', v_lease.counter,
-            'expiresAt', v_lease.expires_at, 'released', v_lease.released);
-        END IF;
-      END IF;
-      SELECT key, length INTO v_key, v_length FROM ${s}.trace_threads WHERE id = p_thread;
-      IF v_key IS NOT NULL AND coalesce(array_length(p_streams, 1), 0) > 0 THEN
-        SELECT coalesce(jsonb_object_agg(stream, length), '{}'::jsonb) INTO v_lengths FROM (
-          SELECT stream, max(seq) + 1 AS length FROM ${s}.trace_events
-          WHERE thread_key = v_key AND stream = ANY(p_streams) GROUP BY stream) found;
-      END IF;
-      FOR i IN 1 .. coalesce(array_length(p_expected_streams, 1), 0) LOOP
-        IF coalesce((v_lengths ->> p_expected_streams[i])::integer, 0) <> p_expected_lengths[i] THEN
-          RETURN json_build_object('status', 'moved', 'lengths', v_lengths);
-        END IF;
-      END LOOP;
-      IF v_count = 0 THEN
-        RETURN json_build_object('status', 'appended', 'first', coalesce(v_length, 0) + 1, 'seqs', v_seqs);
-      END IF;
-      IF v_key IS NULL THEN
-        INSERT INTO ${s}.trace_threads (id, length, first_ts) VALUES (p_thread, 0, p_ts) RETURNING key INTO v_key;
-        v_length := 0;
-      END IF;
-      FOR i IN 1 .. v_count LOOP
-        v_seq := coalesce((v_lengths ->> p_event_streams[i])::integer, 0);
-        v_seqs := v_seqs || v_seq;
-        v_lengths := v_lengths || jsonb_build_object(p_event_streams[i], v_seq + 1);
-      END LOOP;
-      INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked)
-        SELECT v_key, v_length + u.n, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, p_ts, u.version, u.checked
-        FROM unnest(p_types, p_event_streams, p_actors, p_origins, p_payloads, v_seqs, p_versions, p_checked)
-          WITH ORDINALITY AS u(type, stream, actor, origin, payload, seq, version, checked, n);
-      UPDATE ${s}.trace_threads SET length = v_length + v_count WHERE key = v_key;
-      PERFORM pg_notify(p_channel, p_thread);
-      RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'seqs', v_seqs);
-    END
-    $fn$;`,
+${appendFunction(s)}`,
+  // trace_append reads each stream's length from the index's last entry, not by aggregating the stream.
+  (s) => appendFunction(s),
 ];
 
 /** Check a schema name, and return it quoted for SQL. */

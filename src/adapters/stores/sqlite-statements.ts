@@ -42,11 +42,12 @@ const EVENT_COLUMNS = "e.position, e.type, e.stream, e.actor, e.origin, e.payloa
 /** The statements, by name. */
 const SQL = {
   thread: "SELECT key, length FROM trace_threads WHERE id = ?",
+  /** The thread and the length of one of its streams in one step, from the index's last entry of the stream. */
+  threadAndStream:
+    "SELECT t.key, t.length, coalesce((SELECT e.seq + 1 FROM trace_events e WHERE e.thread_key = t.key AND e.stream = ? " +
+    "ORDER BY e.seq DESC LIMIT 1), 0) AS streamLength FROM trace_threads t WHERE t.id = ?",
   streamLength: "SELECT coalesce(max(seq) + 1, 0) AS length FROM trace_events WHERE thread_key = ? AND stream = ?",
   insertThread: "INSERT INTO trace_threads (id, length, first_ts) VALUES (?, 0, ?)",
-  insertEvent:
-    "INSERT INTO trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked) " +
-    "VALUES (@key, @position, @type, @stream, @actor, @origin, @payload, @seq, @ts, @version, @checked)",
   grow: "UPDATE trace_threads SET length = ? WHERE key = ?",
   deleteEvents: "DELETE FROM trace_events WHERE thread_key = ?",
   deleteThread: "DELETE FROM trace_threads WHERE key = ?",
@@ -64,8 +65,25 @@ const SQL = {
   deleteLease: "DELETE FROM trace_leases WHERE thread_id = ?",
 };
 
-/** The prepared statements of one SqliteTraceStore. */
-export type SqliteStatements = { [name in keyof typeof SQL]: Statement };
+/** The prepared statements of one SqliteTraceStore, and the inserts of rows, by how many rows each takes. */
+export type SqliteStatements = { [name in keyof typeof SQL]: Statement } & { insert(rows: number): Statement };
+
+/** The most rows one INSERT takes: a larger append runs it more than once. */
+export const INSERT_ROWS = 64;
+
+/** The columns of an event row, in the order an insert takes its values. */
+export const ROW_COLUMNS = [
+  "position",
+  "type",
+  "stream",
+  "actor",
+  "origin",
+  "payload",
+  "seq",
+  "ts",
+  "version",
+  "checked",
+] as const;
 
 /** Create the tables if they are missing (and the columns that later versions added), and prepare the statements. */
 export function sqliteStatements(db: Database): SqliteStatements {
@@ -73,5 +91,19 @@ export function sqliteStatements(db: Database): SqliteStatements {
   const columns = db.prepare("SELECT name FROM pragma_table_info('trace_events')").pluck().all() as string[];
   // A file of an earlier version: its events were not checked at append, so they keep a null fingerprint.
   if (!columns.includes("checked")) db.exec("ALTER TABLE trace_events ADD COLUMN checked TEXT");
-  return Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as SqliteStatements;
+  const inserts = new Map<number, Statement>();
+  // One statement for the rows of an append, prepared once per row count: fewer steps than a row at a time.
+  const insert = (rows: number): Statement => {
+    let statement = inserts.get(rows);
+    if (!statement) {
+      const row = `(${["?", ...ROW_COLUMNS.map(() => "?")].join(", ")})`;
+      statement = db.prepare(
+        `INSERT INTO trace_events (thread_key, ${ROW_COLUMNS.join(", ")}) VALUES ${Array(rows).fill(row).join(", ")}`,
+      );
+      inserts.set(rows, statement);
+    }
+    return statement;
+  };
+  const prepared = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]));
+  return { ...prepared, insert } as SqliteStatements;
 }

@@ -14,12 +14,13 @@ import {
   released,
   renewed,
   seal,
+  streamsOf,
   toEntry,
   type EventRow,
   type LeaseState,
 } from "./rules.js";
 import { SqliteFollowers } from "./sqlite-followers.js";
-import { sqliteStatements, type SqliteStatements } from "./sqlite-statements.js";
+import { INSERT_ROWS, ROW_COLUMNS, sqliteStatements, type SqliteStatements } from "./sqlite-statements.js";
 import {
   StoreClosedError,
   checkCount,
@@ -105,9 +106,14 @@ export class SqliteTraceStore implements TraceStore {
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
     const rows = this.db
       .transaction(() => {
-        checkLease(threadId, this.leaseState(threadId), options.lease);
-        const thread = this.sql.thread.get(threadId) as { key: number; length: number } | undefined;
+        if (options.lease != null) checkLease(threadId, this.leaseState(threadId), options.lease);
+        // The thread and the length of its first stream in one step; other streams' lengths as asked.
+        const [first] = streamsOf(prepared, options.expected);
+        const thread = (
+          first === undefined ? this.sql.thread.get(threadId) : this.sql.threadAndStream.get(first, threadId)
+        ) as { key: number; length: number; streamLength?: number } | undefined;
         const lengths = new Map<Stream, number>();
+        if (first !== undefined) lengths.set(first, thread?.streamLength ?? 0);
         const lengthOf = (stream: Stream): number => {
           if (!lengths.has(stream))
             lengths.set(
@@ -120,7 +126,7 @@ export class SqliteTraceStore implements TraceStore {
         if (prepared.length === 0) return [];
         const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
         const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
-        for (const row of sealed) this.sql.insertEvent.run({ key, ...row });
+        this.insert(key, sealed);
         this.sql.grow.run(sealed.at(-1)!.position, key);
         return sealed;
       })
@@ -196,7 +202,10 @@ export class SqliteTraceStore implements TraceStore {
         this.removeLog(threadId);
         if (sealed.length === 0) return;
         const key = Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
-        sealed.forEach((event, index) => this.sql.insertEvent.run({ key, ...event, position: index + 1 }));
+        this.insert(
+          key,
+          sealed.map((event, index) => ({ ...event, position: index + 1 })),
+        );
         this.sql.grow.run(sealed.length, key);
       })
       .immediate();
@@ -232,6 +241,19 @@ export class SqliteTraceStore implements TraceStore {
     this.isClosed = true;
     this.followers.close();
     this.db.close();
+  }
+
+  /** Insert rows of a thread, up to INSERT_ROWS a statement. */
+  private insert(key: number, rows: readonly EventRow[]): void {
+    for (let from = 0; from < rows.length; from += INSERT_ROWS) {
+      const chunk = rows.slice(from, from + INSERT_ROWS);
+      const values: unknown[] = [];
+      for (const row of chunk) {
+        values.push(key);
+        for (const column of ROW_COLUMNS) values.push(row[column]);
+      }
+      this.sql.insert(chunk.length).run(values);
+    }
   }
 
   private leaseState(threadId: string): LeaseState | null {

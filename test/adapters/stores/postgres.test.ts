@@ -47,7 +47,7 @@ describe("PostgresTraceStore", () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
     await migratePostgres(pool, { schema: name });
     const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   });
 
   it("uses a pool it is given without ending it on close", async () => {
