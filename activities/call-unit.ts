@@ -11,7 +11,7 @@ import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import { Failure, Input, MAIN, ModelOutput } from "../src/domain/events.js";
 import { turnEvents } from "../src/domain/trace.js";
-import { LeaseExpiredError } from "../src/ports/errors.js";
+import { LeaseExpiredError, TransientError } from "../src/ports/errors.js";
 import { ValueError } from "../src/domain/errors.js";
 import { observedRun, recordFailure, runWork } from "../src/runtime/runner/work.js";
 import type { Fragment } from "../src/ports/model.js";
@@ -106,8 +106,12 @@ function laterThanEarlierUnits(
   return async () => {
     for (let pause = 20; ; pause = Math.min(pause * 2, MOST_BETWEEN_READS)) {
       await sleep(pause, undefined, { signal });
-      const trace = await traceOf(access, argument);
-      if (ready(trace)) return trace;
+      // A read that fails for a while (a connection lost) is read again: the tool's result is not lost with it.
+      const trace = await traceOf(access, argument).catch((error: unknown) => {
+        if (TransientError.isInstance(error)) return null;
+        throw error;
+      });
+      if (trace !== null && ready(trace)) return trace;
     }
   };
 }

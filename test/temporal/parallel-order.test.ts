@@ -22,13 +22,12 @@ afterAll(async () => {
   await temporal.close();
 });
 
-/** How long each search waits before it runs: the later calls of a pass finish first. */
+/** How long each search (by its query) or read (by its document) waits before it runs: the later calls finish first. */
 const WAITS: Record<string, number> = {
   "bulky waste pickup": 600,
   "parking permit": 300,
-  "library opening hours": 0,
-  "extra bulky waste pickup cost": 400,
-  "resident parking": 0,
+  "1": 400,
+  "4": 0,
 };
 
 /** Run one turn of the parallel script; each search waits WAITS first, and `broken` raises instead of running. */
@@ -36,9 +35,9 @@ async function runTurn(threadId: string, broken?: string) {
   const { catalog } = townCatalog(store.store, null, {
     script: PARALLEL_SCRIPT,
     beforeTool: async (args) => {
-      const query = (args as { query: string }).query;
-      await sleep(WAITS[query] ?? 0);
-      if (query === broken) throw new TypeError(`The search for "${query}" broke.`);
+      const { query, document } = args as { query?: string; document?: number };
+      await sleep(WAITS[query ?? String(document)] ?? 0);
+      if (broken !== undefined && query === broken) throw new TypeError(`The search for "${query}" broke.`);
     },
   });
   const taskQueue = uniqueTaskQueue("parallel-order");
