@@ -1,11 +1,13 @@
 // What the local runner admits before it records an input: the agent's input type and config, a size
 // limit, a first call that fits the model's window, a thread that is free. A refused input writes nothing
 // and never reaches a model later; the thread stays usable.
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
-import { Input, MAX_INPUT_BYTES, ModelOutput } from "../../src/domain/index.js";
+import { Failure, Input, MAX_INPUT_BYTES, ModelOutput, ToolOutput } from "../../src/domain/index.js";
 import { LeaseHeldError } from "../../src/ports/index.js";
-import { AgentCatalog, InputDeniedError, InputTooLargeError } from "../../src/runtime/index.js";
+import { AgentCatalog, InputDeniedError, InputTooLargeError, tool } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ModelLimits, ReActAgent, ReActConfig, Tokens, type TextTurn } from "../../src/toolkit/index.js";
 
@@ -108,6 +110,38 @@ describe("the size limit of an input", () => {
     expect((await thread.trace()).length).toBe(before);
     expect((await thread.send(input("Are you there?"))).byType(ModelOutput).at(-1)?.content).toBe("Still here.");
     expect(model.requests).toHaveLength(2);
+  });
+});
+
+describe("the lease of a local run", () => {
+  it("stays renewed through a tool call three times the catalog's leaseSeconds: no other owner takes the thread", async () => {
+    const refusals: string[] = [];
+    const store = new InMemoryTraceStore();
+    const slow = tool({
+      name: "slow",
+      description: "Think for a while.",
+      args: { about: z.string().describe("What to think about.") },
+      async run({ about }) {
+        for (let tick = 0; tick < 12; tick += 1) {
+          await sleep(500);
+          const [threadId] = (await store.threads({ limit: 1 })).map(([id]) => id);
+          await store.acquire(threadId!, { owner: "intruder", ttl: 1 }).then(
+            async (taken) => (await store.release(taken), refusals.push("taken")),
+            (error: unknown) => refusals.push(LeaseHeldError.isInstance(error) ? "held" : String(error)),
+          );
+        }
+        return ToolOutput({ text: `Thought about ${about}.` });
+      },
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: "slow", arguments: { about: "bins" } }] }, "Done."]);
+    const agent = new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [slow] }));
+    const catalog = new AgentCatalog(store, { assistant: agent }, { leaseSeconds: 2 });
+    const [thread] = await catalog.open("assistant", input("Think about bins."));
+    const trace = await thread.resume();
+    expect(refusals).toEqual(Array(12).fill("held"));
+    expect(trace.byType(ModelOutput).at(-1)?.content).toBe("Done.");
+    expect(trace.byType(Failure)).toEqual([]);
+    expect(() => new AgentCatalog(store, {}, { leaseSeconds: 0 })).toThrow(/leaseSeconds/);
   });
 });
 
