@@ -24,7 +24,7 @@ import { shownArguments } from "../../runtime/tools/arguments.js";
 import { ResultHandles } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import { type ContextPolicy, Reasoning } from "./context-policy.js";
-import { FULL, type Form, STUBBED } from "./forms.js";
+import { FULL, type Form, STUBBED, shortened } from "./forms.js";
 import type { MeasuredPrompt, ModelLimits } from "./limits.js";
 import {
   type EventRendering,
@@ -335,15 +335,26 @@ export class ContextDraft {
     let drawn = this.cache.drawn.get(event);
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
+      const fullElements = (output: ToolOutput) => this.fullOutput(output).elements;
       drawn = reopenedOutput(event, {
         recordings: this.cache.recordings,
         numbering: this.cache.numbering,
         handles: this.cache.handles,
         wholeResult,
+        fullElements,
       });
       this.cache.drawn.set(event, drawn);
     }
     return drawn;
+  }
+
+  // A recorded result as the full form of its tool makes it (as recorded without limits); the drawn reopen
+  // result that needs it is kept with the thread, so it is made once.
+  private fullOutput(output: ToolOutput): ToolOutput {
+    const { limits, policy } = this.settings;
+    if (limits === null) return output;
+    const tool = this.toolOf(output);
+    return shortened(policy.shortenFor(tool ?? "", FULL), output, limits, tool);
   }
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */

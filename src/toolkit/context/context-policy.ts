@@ -205,10 +205,14 @@ export class ContextPolicy {
     return { startAt, target };
   }
 
-  /** The function that makes a result of `tool` look as it does in `form`: FULL, or else COMPRESSED. */
+  /**
+   * The function that makes a result of `tool` look as it does in `form`: FULL, or else COMPRESSED. A reopen
+   * result's full form is as drawn, each element already in the full form of the tool that recorded it,
+   * unless `tools` gives the reopen tool a full function of its own.
+   */
   shortenFor(tool: string, form: Form): Shorten {
     const own = Object.hasOwn(this.tools, tool) ? this.tools[tool] : undefined;
-    if (form === FULL) return own?.full ?? this.full;
+    if (form === FULL) return own?.full ?? (tool === this.reopen?.name ? asRecorded : this.full);
     return own?.compressed ?? this.compressed;
   }
 

@@ -230,12 +230,15 @@ export interface Drawing {
   handles: Handles;
   /** The content of a whole result as the full form shows it, cut at the cap of its tool. */
   wholeResult: (output: ToolOutput) => string;
+  /** The elements of a recorded result as the full form of its tool shows them (its Forms' full, else the policy's). */
+  fullElements: (output: ToolOutput) => readonly Element[];
 }
 
 /**
  * The reopen result as a ToolOutput with the content drawn in: the named elements, each after its whole
  * (the element its ref names, from the same result or else where the thread first recorded it), and as
- * text each named whole result under a line with its handle. Elements show in the form their tool recorded.
+ * text each named whole result under a line with its handle. Each element shows in the full form of the
+ * tool that recorded it (that tool's Forms), as its own result would show it.
  */
 export function reopenedOutput(reopened: Reopened, drawing: Drawing): ToolOutput {
   const elements: Element[] = [];
@@ -250,8 +253,12 @@ export function reopenedOutput(reopened: Reopened, drawing: Drawing): ToolOutput
   for (const id of reopened.reopenedElements) {
     const recording = drawing.recordings.firstRecorded(id);
     if (recording === undefined) continue;
-    const element = recording.output.elements[recording.index]!;
-    if (element.ref !== null && element.ref !== undefined) add(wholeOf(element.ref, recording.output, drawing));
+    const shown = drawing.fullElements(recording.output);
+    const element = shown[recording.index]!;
+    if (element.ref !== null && element.ref !== undefined) {
+      const inSame = recording.output.elements.findIndex((candidate) => candidate.id === element.ref);
+      add(inSame >= 0 ? shown[inSame] : drawn(element.ref, drawing));
+    }
     add(element);
   }
   const wholes = reopened.reopenedResults.flatMap((callId) => {
@@ -272,9 +279,11 @@ export function reopenedOutput(reopened: Reopened, drawing: Drawing): ToolOutput
   });
 }
 
-function wholeOf(ref: string, output: ToolOutput, drawing: Drawing): Element | undefined {
-  const inSame = output.elements.find((element) => element.id === ref);
-  if (inSame !== undefined) return inSame;
-  const number = drawing.numbering.numberOf(ref);
+// An element where the thread first recorded it, in the full form of the tool that recorded it; an element
+// that no result recorded (an input's) as numbered.
+function drawn(id: string, drawing: Drawing): Element | undefined {
+  const recording = drawing.recordings.firstRecorded(id);
+  if (recording !== undefined) return drawing.fullElements(recording.output)[recording.index];
+  const number = drawing.numbering.numberOf(id);
   return number === undefined ? undefined : drawing.numbering.element(number);
 }

@@ -32,6 +32,7 @@ import {
   Tokens,
   turns,
   type ContextPolicyOptions,
+  type Shorten,
 } from "../../../src/toolkit/index.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
@@ -306,6 +307,45 @@ describe("reopen", () => {
     expect(call).toMatchObject({ toolCalls: [{ name: "reopen", arguments: { elements: ["4"], results: ["r2"] } }] });
     // r1 itself stays compressed: nothing earlier in the conversation changes.
     expect(results(request.messages)[0]).toMatch(/^\[r1: text left out/);
+  });
+});
+
+describe("a reopened element", () => {
+  // A full form that marks the text of each element that has one, so a test sees which Forms drew it.
+  const marking =
+    (label: string): Shorten =>
+    (output) => ({
+      ...output,
+      elements: output.elements.map((element) =>
+        typeof element.text === "string" ? { ...element, text: `${label}: ${element.text}` } : element,
+      ),
+    });
+
+  function reopenedA2(policy: ContextPolicyOptions): string {
+    const conversation = threeTurns();
+    conversation.events.push(
+      ModelOutput({ toolCalls: [{ id: "c9", name: "reopen", arguments: { elements: ["a#2"] } }] }),
+      Reopened({ callId: "c9", reopenedElements: ["a#2"], reopenedResults: [] }),
+    );
+    const reopened = results(builder(policy).build(conversation.trace()).request.messages).at(-1)!;
+    return reopened.split("\n").find((line) => line.startsWith('<chunk id="4"'))!;
+  }
+
+  it("shows in the full form of the tool that recorded it, not the policy's, and not shortened twice", () => {
+    const policy = { ...SMALL, full: marking("policy"), tools: { search: new Forms({ full: marking("search") }) } };
+    expect(reopenedA2(policy)).toBe(
+      '<chunk id="4" cite="[4]">search: a2w0 a2w1 a2w2 a2w3 a2w4 a2w5 a2w6 a2w7 a2w8 a2w9 a2w10 a2w11</chunk>',
+    );
+    // With no Forms of its own, the tool's full form is the policy's: applied once.
+    expect(reopenedA2({ ...SMALL, full: marking("policy") })).toMatch(/>policy: a2w0 /);
+  });
+
+  it("is shaped again only by Forms given to the reopen tool itself", () => {
+    const policy = {
+      ...SMALL,
+      tools: { search: new Forms({ full: marking("search") }), reopen: new Forms({ full: marking("reopen") }) },
+    };
+    expect(reopenedA2(policy)).toMatch(/>reopen: search: a2w0 /);
   });
 });
 
