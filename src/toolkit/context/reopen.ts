@@ -66,7 +66,11 @@ export class Reopen implements Tool {
   /** The schema of the arguments, with the rule that they name something. */
   readonly arguments: z.ZodObject<any>;
   readonly limit: Limit | null = null;
-  readonly repeats: boolean | null = null;
+  /**
+   * True: an identical reopen call runs again. The repeat rule refuses a call whose result the model can
+   * still read; a shrink may have shortened the earlier reopen result since, and reopen exists to undo that.
+   */
+  readonly repeats: boolean | null = true;
   readonly unbound: readonly string[] = [];
   private readonly made: FunctionTool;
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ValueError } from "../../../src/domain/errors.js";
-import { Reopened } from "../../../src/domain/events.js";
+import { ModelOutput, Reopened, ToolOutput } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { InvalidQueryError } from "../../../src/ports/errors.js";
 import { executeCall } from "../../../src/runtime/tools/execute.js";
+import { tool } from "../../../src/runtime/tools/function-tool.js";
 import { Reopen, ReopenArguments } from "../../../src/toolkit/context/reopen.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
@@ -66,6 +67,33 @@ describe("Reopen", () => {
       { ...context, trace: Trace.of([]) },
     );
     expect(empty.error).toMatch(/name nothing/);
+  });
+
+  it("runs a second identical call of the turn again, where another tool's repeat is refused", async () => {
+    const conversation = new Conversation().ask("q").search("a", documentOf("a", 2));
+    conversation.events.push(
+      ModelOutput({ toolCalls: [{ id: "c8", name: "reopen", arguments: { elements: ["a#1"] } }] }),
+      Reopened({ callId: "c8", reopenedElements: ["a#1"], reopenedResults: [] }),
+      ModelOutput({
+        toolCalls: [
+          { id: "c9", name: "reopen", arguments: { elements: ["a#1"] } },
+          { id: "c10", name: "search", arguments: { query: "a" } },
+        ],
+      }),
+    );
+    const trace = conversation.trace();
+    const context = (callId: string) => ({ trace, turn: trace.events, callId });
+    const [sameReopen, sameSearch] = trace.byType(ModelOutput).at(-1)!.toolCalls;
+    const again = await executeCall(reopen, sameReopen!, context("c9"));
+    expect(again).toMatchObject({ callId: "c9", reopenedElements: ["a#1"], error: null });
+    const search = tool({
+      name: "search",
+      description: "Search.",
+      args: { query: z.string().describe("Words.") },
+      run: async () => ToolOutput({ text: "found" }),
+    });
+    const repeated = await executeCall(search, sameSearch!, context("c10"));
+    expect(repeated.error).toMatch(/ran with these arguments before in this turn/);
   });
 
   it("takes another name, description and argument texts", () => {
