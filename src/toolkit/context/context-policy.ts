@@ -37,7 +37,11 @@ export interface ContextPolicyOptions {
   startAt?: Threshold;
   /** The size the shrinks bring the context under; it must be below startAt. Default Share(0.4). */
   target?: Threshold;
-  /** The least one pass of the shrinks must free, or null for any gain. Default Share(0.1). */
+  /**
+   * The least one pass of the shrinks must free, or null for any gain. Default Share(0.1). A pass that frees
+   * less is not made (the prompt cache stays whole), unless without it the call would not fit with the
+   * output reserve: a refused call costs more than a cache miss.
+   */
   minGain?: Threshold | null;
   /** The shrinks, in the order to apply them. */
   shrink?: readonly Shrink[];

@@ -119,6 +119,23 @@ describe("the policy of a MessageBuilder with limits", () => {
     expect(r1!.startsWith("<doc")).toBe(true);
   });
 
+  it("makes a pass that frees less than minGain when without it the call would not fit", () => {
+    const trace = threeTurns().trace();
+    // No reopen tool: the offered tools stay the same, so the pass's gain is all it frees.
+    const small = { ...SMALL, reopen: null };
+    const whole = builder({ ...small, startAt: new Tokens(50_000), target: new Tokens(40_000) }).assess(trace).tokens;
+    const shrunk = builder(small).assess(trace).tokens;
+    const gain = whole - shrunk;
+    expect(gain).toBeGreaterThan(0);
+    // minGain above the pass's gain; an output reserve that leaves room for the shrunk prompt and not the whole one.
+    const tight = { ...small, minGain: new Tokens(gain + 1), outputReserve: new Tokens(LIMITS.window.count - shrunk) };
+    const [r1] = results(builder(tight).build(trace).request.messages);
+    expect(r1).toMatch(/^\[r1: text left out/);
+    // With room for the whole prompt, the same small pass is not made.
+    const roomy = { ...tight, outputReserve: new Tokens(LIMITS.window.count - whole) };
+    expect(results(builder(roomy).build(trace).request.messages)[0]!.startsWith("<doc")).toBe(true);
+  });
+
   it("counts the real prompt tokens that the last call to the model recorded, and estimates only what was added", () => {
     const conversation = new Conversation()
       .ask("one")
