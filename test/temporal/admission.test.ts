@@ -15,7 +15,7 @@ import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { InputDeniedError, InputTooLargeError } from "../../src/runtime/errors.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
 import { tool } from "../../src/runtime/tools/function-tool.js";
-import { workflowIdOf } from "../../src/temporal/contract.js";
+import { TURN_WORKFLOW, workflowIdOf } from "../../src/temporal/contract.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ModelLimits, ReActAgent, ReActConfig, Tokens, type TextTurn } from "../../src/toolkit/index.js";
@@ -103,6 +103,34 @@ describe("the size limit of an input on Temporal", () => {
     await expect(refused).rejects.toThrow("The input is 1500002 bytes as JSON, over the limit of 262144 bytes");
     const described = temporal.client.workflow.getHandle(workflowIdOf(threadId)).describe();
     await expect(described).rejects.toThrow(WorkflowNotFoundError);
+  });
+
+  it("startTurn and the workflow follow the turn's settings.maxInputBytes, and refuse one that is no positive integer", async () => {
+    const taskQueue = uniqueTaskQueue("settings-limit");
+    const threadId = `settings-limit-${taskQueue}`;
+    const payload = "x".repeat(2_000);
+    const settings = { maxInputBytes: 1_000 };
+    await expect(startTurn(temporal.client, { ...turnOf(taskQueue, threadId, payload), settings })).rejects.toThrow(
+      "The input is 2002 bytes as JSON, over the limit of 1000 bytes",
+    );
+    await withWorker(guarded(new ScriptedModel([])), taskQueue, async () => {
+      for (const [given, type, message] of [
+        [settings, "InputTooLargeError", "The input is 2002 bytes as JSON, over the limit of 1000 bytes"],
+        [{ maxInputBytes: 1.5 }, "ValueError", "has settings.maxInputBytes 1.5, which is no positive integer"],
+      ] as const) {
+        // A client of another SDK skips startTurn's check: the workflow refuses before any activity.
+        const workflow = await temporal.client.workflow.start(TURN_WORKFLOW, {
+          args: [{ agent: "assistant", threadId, input: { payload, model: "scripted" }, settings: given }],
+          taskQueue,
+          workflowId: workflowIdOf(threadId),
+        });
+        const cause = await failureOf(workflow.result());
+        expect(cause).toMatchObject({ type, nonRetryable: true, message: expect.stringContaining(message) });
+        const history = await workflow.fetchHistory();
+        expect((history.events ?? []).some((event) => activityOf(event) !== null)).toBe(false);
+      }
+    });
+    expect((await readTrace(store.store, guarded(new ScriptedModel([])).types("assistant"), threadId)).length).toBe(0);
   });
 
   it("the worker's catalog refuses what its maxInputBytes refuses, and an input that never fits the window; the thread goes on", async () => {
