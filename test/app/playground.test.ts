@@ -7,7 +7,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANSWER, StreamingModel } from "../fixtures/app/streaming.js";
-import { FALSE_MARKER, LONG_LIBRARY, playgroundAgents, TOPICS, topicQuestion } from "../fixtures/app/playground.js";
+import {
+  FALSE_MARKER,
+  LONG_LIBRARY,
+  playgroundAgents,
+  SLOW_REASONING,
+  TOPICS,
+  topicQuestion,
+} from "../fixtures/app/playground.js";
 import { gateFolder } from "../temporal/harness.js";
 import { launchBrowser, screenshot } from "./browser.js";
 import { readEvents } from "./sse.js";
@@ -230,6 +237,11 @@ describe("the playground page", () => {
     await screenshot(page, "07-before-reload");
     const before = await seenOf(page);
     expect(before.states.at(-1)).not.toBe(ANSWER);
+    // The reasoning streamed before the text is there, folded away.
+    const reasoning = page.locator("#turns > li:last-child details.reasoning");
+    expect(await reasoning.getAttribute("open")).toBeNull();
+    expect(await reasoning.locator("summary").textContent()).toBe("Reasoning");
+    expect(await reasoning.locator("p").textContent()).toBe(SLOW_REASONING);
     await page.reload();
     const { states, mostAnswers } = await streamedAnswer(page, 2, [
       "08-after-reload-streaming",

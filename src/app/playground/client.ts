@@ -440,14 +440,25 @@ function answerItem(answer: NonNullable<Turn["answer"]>): HTMLElement {
   return make("p", { class: "answer" }, text);
 }
 
+/** The calls whose reasoning the reader opened. */
+const openReasoning = new Set<string>();
+
 /** The text of the calls still being written: reasoning folded, then the text. */
 function liveItems(): HTMLElement[] {
   const items: HTMLElement[] = [];
   for (const [key, live] of state.live) {
-    if (live.reasoning !== "")
-      items.push(
-        make("details", { class: "reasoning" }, make("summary", {}, "Reasoning"), make("p", {}, live.reasoning)),
+    if (live.reasoning !== "") {
+      const details = make(
+        "details",
+        { class: "reasoning" },
+        make("summary", {}, "Reasoning"),
+        make("p", {}, live.reasoning),
       );
+      // Each fragment draws the live text again: a reasoning the reader opened stays open.
+      details.open = openReasoning.has(key);
+      details.addEventListener("toggle", () => (details.open ? openReasoning.add(key) : openReasoning.delete(key)));
+      items.push(details);
+    }
     if (live.text !== "")
       items.push(
         make(
