@@ -9,6 +9,7 @@
  * BENCH_CONCURRENT (default 100) scale it down for a quick look.
  */
 import { execFileSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,8 @@ import { markdownTable, writeSection } from "./report.js";
 import { REPORT_CHARACTERS, startScriptedServer } from "./temporal/scripted.js";
 import {
   conversation,
+  cpuSecondsOf,
+  devServerPid,
   historyCounts,
   peerInstalled,
   startWorker,
@@ -30,7 +33,8 @@ import {
 } from "./temporal/systems.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const SETTLE_MILLISECONDS = 3_000;
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 const CONCURRENT_PASSES = 3;
 const PEER = fileURLToPath(new URL("./peer/", import.meta.url));
@@ -54,6 +58,7 @@ function installPeer(): string | null {
 interface Load {
   seconds: number[];
   cpuSeconds: number[];
+  serverCpuSeconds: number[];
   failures: number;
   peakBytes: number;
   failure?: string;
@@ -139,32 +144,37 @@ try {
     }
   }
 
-  // Load: CONCURRENT three-pass turns of fresh threads at once on one worker; ROUNDS rounds, the order of
-  // the systems rotating, so a burst of the shared machine's load does not fall on one system only.
-  console.log(`Running ${CONCURRENT} concurrent ${CONCURRENT_PASSES}-pass turns per system, ${ROUNDS} rounds ...`);
+  // Load: CONCURRENT three-pass turns of fresh threads at once on one worker. soev-agents and the baseline
+  // take turns for ROUNDS rounds, each first in half of them, with a pause between batches for the server to
+  // settle; the peer, the slowest, runs its round after them so its backlog on the server slows neither.
+  console.log(`Running ${CONCURRENT} concurrent ${CONCURRENT_PASSES}-pass turns per system ...`);
   const load = new Map<System, Load>(
-    systems.map((system) => [system, { seconds: [], cpuSeconds: [], failures: 0, peakBytes: 0 }]),
+    systems.map((system) => [system, { seconds: [], cpuSeconds: [], serverCpuSeconds: [], failures: 0, peakBytes: 0 }]),
   );
+  const serverPid = devServerPid();
+  const batch = async (system: System) => {
+    await sleep(SETTLE_MILLISECONDS);
+    const worker = workers.get(system)!;
+    const measuredLoad = load.get(system)!;
+    worker.resetPeak();
+    const [cpu, serverCpu] = [worker.cpuSeconds(), cpuSecondsOf(serverPid)];
+    const started = performance.now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: CONCURRENT }, () => conversation(system, client, worker.taskQueue).turn(CONCURRENT_PASSES)),
+    );
+    measuredLoad.seconds.push((performance.now() - started) / 1000);
+    measuredLoad.cpuSeconds.push(worker.cpuSeconds() - cpu);
+    measuredLoad.serverCpuSeconds.push(cpuSecondsOf(serverPid) - serverCpu);
+    measuredLoad.peakBytes = Math.max(measuredLoad.peakBytes, worker.peakBytes());
+    const failed = outcomes.filter((outcome) => outcome.status === "rejected");
+    measuredLoad.failures += failed.length;
+    if (failed[0]) measuredLoad.failure ??= String((failed[0] as PromiseRejectedResult).reason);
+  };
   for (let repeat = 0; repeat < ROUNDS; repeat++) {
-    for (let index = 0; index < systems.length; index++) {
-      const system = systems[(repeat + index) % systems.length]!;
-      const worker = workers.get(system)!;
-      const taskQueue = worker.taskQueue;
-      const measuredLoad = load.get(system)!;
-      worker.resetPeak();
-      const cpu = worker.cpuSeconds();
-      const started = performance.now();
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: CONCURRENT }, () => conversation(system, client, taskQueue).turn(CONCURRENT_PASSES)),
-      );
-      measuredLoad.seconds.push((performance.now() - started) / 1000);
-      measuredLoad.cpuSeconds.push(worker.cpuSeconds() - cpu);
-      measuredLoad.peakBytes = Math.max(measuredLoad.peakBytes, worker.peakBytes());
-      const failed = outcomes.filter((outcome) => outcome.status === "rejected");
-      measuredLoad.failures += failed.length;
-      if (failed[0]) measuredLoad.failure ??= String((failed[0] as PromiseRejectedResult).reason);
-    }
+    for (const system of repeat % 2 === 0 ? (["soev", "baseline"] as const) : (["baseline", "soev"] as const))
+      await batch(system);
   }
+  if (systems.includes("peer")) await batch("peer");
 
   writeSection(
     "Temporal: soev-agents, a peer-style baseline and the peer (`temporal.ts`)",
@@ -245,6 +255,7 @@ function report(measured: {
   ]);
   const wall = (system: System) => median(load.get(system)!.seconds);
   const cpu = (system: System) => median(load.get(system)!.cpuSeconds);
+  const serverCpu = (system: System) => median(load.get(system)!.serverCpuSeconds);
   const concurrent = markdownTable([
     [
       "system",
@@ -252,6 +263,7 @@ function report(measured: {
       "soev-agents ÷ it",
       "worker CPU seconds",
       "soev-agents ÷ it",
+      "server CPU seconds",
       "failures",
       "worker peak RSS MB",
     ],
@@ -261,6 +273,7 @@ function report(measured: {
       ratio(wall("soev"), wall(system)),
       round(cpu(system), 1),
       ratio(cpu("soev"), cpu(system)),
+      round(serverCpu(system), 1),
       load.get(system)!.failures,
       round(load.get(system)!.peakBytes / 2 ** 20),
     ]),
@@ -325,7 +338,7 @@ function report(measured: {
     "",
     perTurn,
     "",
-    `${CONCURRENT} concurrent ${CONCURRENT_PASSES}-pass turns, each a fresh thread, on one worker per system, ${ROUNDS} rounds with the order rotating: the median round's wall time and the worker process's CPU time (user and system), all rounds' failures, the highest peak RSS of the worker process in a round:`,
+    `${CONCURRENT} concurrent ${CONCURRENT_PASSES}-pass turns, each a fresh thread, on one worker per system: ${ROUNDS} rounds of soev-agents and the baseline, each first in half of them, then one round of the peer, ${SETTLE_MILLISECONDS / 1000} s apart. The median round's wall time, the CPU time (user and system) of the worker process and of the dev server, all rounds' failures, the highest peak RSS of the worker process in a round:`,
     "",
     concurrent,
     "",

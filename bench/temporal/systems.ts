@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
@@ -77,11 +77,7 @@ export async function startWorker(system: System, environment: WorkerEnvironment
     taskQueue,
     child,
     peakBytes: () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(status, "utf8"))?.[1] ?? NaN) * 1024,
-    // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (after the name in parentheses).
-    cpuSeconds: () => {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    cpuSeconds: () => cpuSecondsOf(child.pid!),
     // Writing 5 to clear_refs resets the peak resident size (Linux 4.0 and later).
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, "5"),
     stop: async () => {
@@ -91,6 +87,32 @@ export async function startWorker(system: System, environment: WorkerEnvironment
       await exited;
     },
   };
+}
+
+/** The fields of /proc/<pid>/stat after the process's name (which is in parentheses and may hold spaces). */
+function statOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+}
+
+/** The CPU time a process used so far (user and system: fields 14 and 15, in ticks of 1/100 s), in seconds. */
+export function cpuSecondsOf(pid: number): number {
+  const fields = statOf(pid);
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The Temporal dev server that this process started (`temporal server start-dev`), found among its children. */
+export function devServerPid(): number {
+  const found = readdirSync("/proc").find((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const parent = statOf(Number(entry))[1];
+      return parent === String(process.pid) && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("start-dev");
+    } catch {
+      return false;
+    }
+  });
+  if (found === undefined) throw new Error("The bench found no Temporal dev server among its child processes.");
+  return Number(found);
 }
 
 /** Whether the peer's scratch project is installed (bench/peer/node_modules). */
