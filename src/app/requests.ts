@@ -14,10 +14,8 @@ import { NoTurnError } from "../temporal/errors.js";
 import { answerRequest } from "../temporal/requests.js";
 import type { AppEnv, AppParts } from "./app.js";
 import { ProblemError, problemContent } from "./problems.js";
-import { ownedThread, turnRunning } from "./routes.js";
+import { body, json, ownedThread, refusals, turnRunning } from "./routes.js";
 import { AnswerBody, Answered, PendingRequestView, RequestList, RequestParam, ThreadIdParam } from "./schemas.js";
-
-const json = <T>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 
 /** GET /threads/{threadId}/requests. */
 export const requestsRoute = createRoute({
@@ -27,8 +25,7 @@ export const requestsRoute = createRoute({
   request: { params: ThreadIdParam },
   responses: {
     200: json(RequestList, "The waiting requests, oldest first; none when no turn runs."),
-    401: problemContent("No API key, or one the app does not know."),
-    404: problemContent("No such thread of the caller's."),
+    ...refusals,
   },
 });
 
@@ -37,10 +34,10 @@ export const answerRoute = createRoute({
   method: "post",
   path: "/threads/{threadId}/requests/{requestId}",
   summary: "Answer a waiting request: approve or deny a call, or answer a question (recorded once)",
-  request: { params: RequestParam, body: { required: true, content: { "application/json": { schema: AnswerBody } } } },
+  request: { params: RequestParam, ...body(AnswerBody) },
   responses: {
     200: json(Answered, "The answer is recorded as a Response; the turn goes on."),
-    401: problemContent("No API key, or one the app does not know."),
+    401: refusals[401],
     404: problemContent("No such thread of the caller's, or no such request on it."),
     409: problemContent("The request is answered already, or no longer waits (its turn ended)."),
     413: problemContent("The body is too large."),
@@ -63,10 +60,10 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
 
   hono.openapi(answerRoute, async (c) => {
     const { threadId, requestId } = c.req.valid("param");
-    const body = c.req.valid("json");
+    const answer = c.req.valid("json");
     const { agent } = await ownedThread(parts, threadId, c.get("principal"));
     const asked = await openRequest(parts, threadId, agent, requestId);
-    const payload = payloadOf(body);
+    const payload = payloadOf(answer);
     const problem = answerIssues(asked, payload);
     if (problem !== null) {
       const field = ["payload", problem.issues[0]?.path ?? ""].filter((part) => part !== "").join(".");

@@ -29,12 +29,18 @@ import {
 } from "./schemas.js";
 import { callOf, turnsOf } from "./views.js";
 
-const json = <T>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
-const refusals = {
+/** An OpenAPI response of JSON with `schema`. */
+export const json = <T>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+/** The refusals every thread route may answer. */
+export const refusals = {
   401: problemContent("No API key, or one the app does not know."),
   404: problemContent("No such thread of the caller's."),
 };
-const body = <T>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
+/** An OpenAPI request body of JSON with `schema`. */
+export const body = <T>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
 
 /** The route that opens a thread: POST /threads. */
 export const openThreadRoute = createRoute({

@@ -1,90 +1,47 @@
 // A person in the loop over HTTP: the requests a turn waits on (GET /threads/{id}/requests), the answer
 // (POST /threads/{id}/requests/{requestId}) with its refusals as problem details that record nothing, and
 // the Request and Response events on the event stream. Real HTTP, the run's Temporal dev server, SQLite.
-import type { NativeConnection, Worker } from "@temporalio/worker";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APPROVAL_SCHEMA } from "../../src/domain/requests.js";
-import { createApp, type SoevApp } from "../../src/app/app.js";
-import { serveApp, type ServedApp } from "../../src/app/serve.js";
+import type { TraceStore } from "../../src/ports/store.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
-import { createTurnWorker } from "../../worker.js";
 import { CLERK_MODEL, CLERK_SCRIPTS, clerkModel, clerkTools, errandCatalog, type RunLog } from "../fixtures/person.js";
-import { openStore, sharedBundle, type TestStore } from "../temporal/harness.js";
-import {
-  connectClient,
-  connectWorker,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
 import { readEvents, type SseMessage } from "./sse.js";
+import { startAppStack, type AppStack } from "./stack.js";
 
-const KEYS: Record<string, string> = { "alice-key": "alice", "bob-key": "bob" };
 const ALICE = { authorization: "Bearer alice-key" };
 const BOB = { authorization: "Bearer bob-key" };
 // The booking's question waits an hour, so its deadline shows and never passes during the test.
 const DEADLINE_SECONDS = 3600;
 
-let temporal: TestClient;
-let store: TestStore;
-let connection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
-let app: SoevApp;
-let served: ServedApp;
+let stack: AppStack;
 const log: RunLog = { runs: [] };
 
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
+/** The clerk's agents: "mail" (an approval), "booking" (a question), "office" (a delegated task that needs approval). */
+function clerks(store: TraceStore): AgentCatalog {
   const tools = clerkTools(log, { deadlineSeconds: DEADLINE_SECONDS });
   const agent = (script: (typeof CLERK_SCRIPTS)[keyof typeof CLERK_SCRIPTS]) =>
     new ReActAgent(new ReActConfig({ model: clerkModel(script), prompt: "You are a clerk.", tools }));
-  const catalog = new AgentCatalog(
-    store.store,
+  return new AgentCatalog(
+    store,
     {
       mail: agent(CLERK_SCRIPTS.mail),
       booking: agent(CLERK_SCRIPTS.booking),
-      // A parent whose delegated task (the clerk, on a stream of its own) waits for approval.
-      office: errandCatalog(store.store, log).catalog.agent("office"),
+      office: errandCatalog(store, log).catalog.agent("office"),
     },
     { version: "requests-test" },
   );
-  const taskQueue = uniqueTaskQueue("app-requests");
-  connection = await connectWorker();
-  app = createApp({
-    client: temporal.client,
-    catalog,
-    principalOf: (key) => KEYS[key] ?? null,
-    taskQueue,
-    defaultModel: CLERK_MODEL,
-    settings: { heartbeatSeconds: 5 },
-  });
-  worker = await createTurnWorker({
-    catalog,
-    live: app.live,
-    connection,
-    taskQueue,
-    namespace: temporalNamespace(),
-    workflowBundle: await sharedBundle(),
-  });
-  running = worker.run();
-  served = await serveApp(app, { port: 0, signals: false });
-});
+}
 
-afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
-  await connection?.close();
-  await store?.close();
-  await temporal?.close();
+beforeAll(async () => {
+  stack = await startAppStack({ catalog: clerks, app: { defaultModel: CLERK_MODEL } });
 });
+afterAll(() => stack?.close());
 
 async function post(path: string, body: unknown, headers: Record<string, string> = ALICE): Promise<Response> {
-  return fetch(`${served.url}${path}`, {
+  return fetch(`${stack.served.url}${path}`, {
     method: "POST",
     headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -110,7 +67,7 @@ async function waitingThread(agent: string): Promise<{ threadId: string; events:
   expect(opened.status, await opened.clone().text()).toBe(202);
   const { threadId, events } = (await opened.json()) as { threadId: string; events: string };
   for (;;) {
-    const listed = await fetch(`${served.url}/threads/${threadId}/requests`, { headers: ALICE });
+    const listed = await fetch(`${stack.served.url}/threads/${threadId}/requests`, { headers: ALICE });
     expect(listed.status).toBe(200);
     const body = (await listed.json()) as { running: boolean; requests: Pending[] };
     if (body.requests.length > 0) {
@@ -123,7 +80,7 @@ async function waitingThread(agent: string): Promise<{ threadId: string; events:
 
 async function traceLength(threadId: string): Promise<number> {
   let count = 0;
-  for await (const _entry of store.store.read(threadId)) count++;
+  for await (const _entry of stack.store.store.read(threadId)) count++;
   return count;
 }
 
@@ -155,7 +112,7 @@ describe("a person in the loop over HTTP", () => {
     const before = await traceLength(threadId);
 
     // Another principal: 404 on both routes, as for the thread's other routes.
-    expect((await fetch(`${served.url}/threads/${threadId}/requests`, { headers: BOB })).status).toBe(404);
+    expect((await fetch(`${stack.served.url}/threads/${threadId}/requests`, { headers: BOB })).status).toBe(404);
     await problem(await post(answerUrl, { approved: true }, BOB), 404);
     // An unknown request, a payload that fails the approval's schema, and no answer at all.
     expect((await problem(await post(`/threads/${threadId}/requests/nope`, { approved: true }), 404)).detail).toMatch(
@@ -195,7 +152,9 @@ describe("a person in the loop over HTTP", () => {
     expect(messages.at(-1)).toMatchObject({ event: "end", data: { status: "completed" } });
     expect(log.runs.filter((run) => run === "send_mail ada@example.org")).toHaveLength(1);
     // The turn ended: nothing waits, and a late answer is refused.
-    const after = (await (await fetch(`${served.url}/threads/${threadId}/requests`, { headers: ALICE })).json()) as {
+    const after = (await (
+      await fetch(`${stack.served.url}/threads/${threadId}/requests`, { headers: ALICE })
+    ).json()) as {
       running: boolean;
       requests: Pending[];
     };

@@ -8,7 +8,10 @@ import { createApp, type SoevApp } from "../../src/app/app.js";
 import { serveApp, type ServedApp } from "../../src/app/serve.js";
 import type { Agent } from "../../src/runtime/agent.js";
 import type { ResourcesOf } from "../../src/runtime/catalog.js";
-import { createTurnWorker } from "../../worker.js";
+import type { AppOptions } from "../../src/app/options.js";
+import type { TraceStore } from "../../src/ports/store.js";
+import type { AgentCatalog } from "../../src/runtime/catalog.js";
+import { createTurnWorker, type TurnWorkerOptions } from "../../worker.js";
 import { appCatalog, type StreamingModel } from "../fixtures/app/streaming.js";
 import { openStore, sharedBundle, type TestStore } from "../temporal/harness.js";
 import {
@@ -32,15 +35,26 @@ export interface AppStack {
   close(): Promise<void>;
 }
 
-/** Start the app catalog (with `more` agents) on `model` under a worker, and serve the app on a free port. */
-export async function startAppStack(options: {
-  model: StreamingModel;
+/** What startAppStack runs: the app catalog on `model` (with `more` agents), or a catalog of the test's own. */
+export interface AppStackOptions {
+  model?: StreamingModel;
   resources?: ResourcesOf;
   more?: Record<string, Agent>;
-}): Promise<AppStack> {
+  /** The catalog to serve instead of the app catalog, on the stack's store. */
+  catalog?: (store: TraceStore) => AgentCatalog;
+  /** Options of the app over the tests' defaults, such as a client with plugins or the default model. */
+  app?: Partial<AppOptions>;
+  /** Options of the worker over the tests', such as plugins and the bundle made with them. */
+  worker?: Pick<TurnWorkerOptions, "plugins" | "workflowBundle">;
+}
+
+/** Start the catalog under a worker, and serve the app on a free port. */
+export async function startAppStack(options: AppStackOptions): Promise<AppStack> {
   const temporal = await connectClient();
   const store = await openStore("sqlite");
-  const catalog = appCatalog(store.store, options.model, options.resources, options.more);
+  const catalog = options.catalog
+    ? options.catalog(store.store)
+    : appCatalog(store.store, options.model!, options.resources, options.more);
   const live = new InProcessLiveChannel();
   const taskQueue = uniqueTaskQueue("app");
   const connection: NativeConnection = await connectWorker();
@@ -51,6 +65,7 @@ export async function startAppStack(options: {
     taskQueue,
     namespace: temporalNamespace(),
     workflowBundle: await sharedBundle(),
+    ...options.worker,
   });
   const running = worker.run();
   const app = createApp({
@@ -62,6 +77,7 @@ export async function startAppStack(options: {
     defaultModel: "function",
     settings: { heartbeatSeconds: 5 },
     limits: { bodyBytes: 2048, keepAliveSeconds: 1 },
+    ...options.app,
   });
   const served = await serveApp(app, { port: 0, signals: false });
   return {

@@ -7,25 +7,16 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { Client } from "@temporalio/client";
+import { Client, Connection } from "@temporalio/client";
 import { OpenTelemetryPlugin } from "@temporalio/interceptors-opentelemetry";
-import type { NativeConnection, Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OtelObserver } from "../../src/adapters/otel/observer.js";
-import { createApp, type SoevApp } from "../../src/app/app.js";
-import { serveApp, type ServedApp } from "../../src/app/serve.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
-import { bundleTurnWorkflows, createTurnWorker } from "../../worker.js";
+import { bundleTurnWorkflows } from "../../worker.js";
 import { passModel, TOWN_MODEL, TOWN_QUESTIONS, TOWN_SCRIPT, townAgent } from "../fixtures/temporal/town.js";
-import { openStore, type TestStore } from "../temporal/harness.js";
-import {
-  connectClient,
-  connectWorker,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
+import { temporalAddress, temporalNamespace } from "../support/temporal.js";
 import { readEvents } from "./sse.js";
+import { startAppStack, type AppStack } from "./stack.js";
 
 const KEY = { authorization: "Bearer alice-key" };
 const exporter = new InMemorySpanExporter();
@@ -34,61 +25,39 @@ const provider = new BasicTracerProvider({ spanProcessors: [processor] });
 const tracer = provider.getTracer("soev-app-tracing-test");
 const contextManager = new AsyncLocalStorageContextManager();
 
-let temporal: TestClient;
-let store: TestStore;
-let connection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
-let app: SoevApp;
-let served: ServedApp;
+let stack: AppStack;
+let connection: Connection;
 
 beforeAll(async () => {
   // What an app's OpenTelemetry set-up (NodeSDK) registers: the context follows async calls, and the W3C
   // propagator carries it through the headers of the workflow and its activities.
   context.setGlobalContextManager(contextManager.enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  temporal = await connectClient();
-  store = await openStore("sqlite");
   const plugin = new OpenTelemetryPlugin({
     tracer,
     spanProcessor: processor as never,
     resource: resourceFromAttributes({ "service.name": "soev-app-test" }) as never,
   });
-  const catalog = new AgentCatalog(
-    store.store,
-    { assistant: townAgent(passModel(TOWN_SCRIPT)) },
-    { version: "app-tracing", observer: new OtelObserver({ tracer }) },
-  );
-  const taskQueue = uniqueTaskQueue("app-tracing");
-  connection = await connectWorker();
-  worker = await createTurnWorker({
-    catalog,
-    connection,
-    namespace: temporalNamespace(),
-    taskQueue,
-    workflowBundle: await bundleTurnWorkflows({ plugins: [plugin] }),
-    plugins: [plugin],
+  connection = await Connection.connect({ address: temporalAddress() });
+  stack = await startAppStack({
+    catalog: (store) =>
+      new AgentCatalog(
+        store,
+        { assistant: townAgent(passModel(TOWN_SCRIPT)) },
+        { version: "app-tracing", observer: new OtelObserver({ tracer }) },
+      ),
+    // The app's client carries the plugin: a turn it starts continues the request's trace.
+    app: {
+      client: new Client({ connection, namespace: temporalNamespace(), plugins: [plugin] }),
+      defaultModel: TOWN_MODEL,
+    },
+    worker: { workflowBundle: await bundleTurnWorkflows({ plugins: [plugin] }), plugins: [plugin] },
   });
-  running = worker.run();
-  // The app's client carries the plugin: a turn it starts continues the request's trace.
-  const client = new Client({ connection: temporal.connection, namespace: temporalNamespace(), plugins: [plugin] });
-  app = createApp({
-    client,
-    catalog,
-    principalOf: (key) => (key === "alice-key" ? "alice" : null),
-    taskQueue,
-    defaultModel: TOWN_MODEL,
-  });
-  served = await serveApp(app, { port: 0, signals: false });
 }, 180_000);
 
 afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
+  await stack?.close();
   await connection?.close();
-  await store?.close();
-  await temporal?.close();
   await provider.shutdown();
   context.disable();
   propagation.disable();
@@ -97,7 +66,7 @@ afterAll(async () => {
 it("the traceparent of POST /threads is the trace of the worker's model and tool spans of that turn", async () => {
   const traceId = randomBytes(16).toString("hex");
   const parentSpanId = randomBytes(8).toString("hex");
-  const opened = await fetch(`${served.url}/threads`, {
+  const opened = await fetch(`${stack.served.url}/threads`, {
     method: "POST",
     headers: { ...KEY, "content-type": "application/json", traceparent: `00-${traceId}-${parentSpanId}-01` },
     body: JSON.stringify({ agent: "assistant", input: TOWN_QUESTIONS[0] }),
@@ -115,7 +84,7 @@ it("the traceparent of POST /threads is the trace of the worker's model and tool
   const started = spans.find((span) => span.name === "StartWorkflow:soevTurn")!;
   expect(started.parentSpanContext?.spanId).toBe(parentSpanId);
   // A request without a traceparent starts a trace of its own.
-  const other = await fetch(`${served.url}/threads`, {
+  const other = await fetch(`${stack.served.url}/threads`, {
     method: "POST",
     headers: { ...KEY, "content-type": "application/json" },
     body: JSON.stringify({ agent: "assistant", input: TOWN_QUESTIONS[0] }),

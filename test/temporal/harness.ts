@@ -242,3 +242,17 @@ export async function recordHistory(
 export function loadHistory(path: string): proto.temporal.api.history.v1.History {
   return History.fromObject(JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>);
 }
+
+/** The history as `temporal workflow show --output json` prints it: every string, and every payload's bytes as text. */
+export async function historyText(client: Client, workflowId: string, runId?: string): Promise<string> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (value instanceof Uint8Array) texts.push(Buffer.from(value).toString("utf8"));
+    else if (typeof value === "string") texts.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(history.events);
+  return texts.join("\n");
+}

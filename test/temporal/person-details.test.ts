@@ -2,7 +2,6 @@
 // text (a call's arguments, a question) so it reads as written, and in idsOnly mode neither the details,
 // the status Query nor the history hold it.
 import type { Client } from "@temporalio/client";
-import type { temporal as proto } from "@temporalio/proto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TurnStatus } from "../../src/temporal/contract.js";
@@ -10,7 +9,7 @@ import { answerRequest, turnStatus } from "../../src/temporal/requests.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { CLERK_MODEL, clerkCatalog } from "../fixtures/person.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
+import { historyText, openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
 
 // A word of the user's that must not reach the UI in idsOnly mode, in markdown that must show as written.
 const SECRET = "pelican4242";
@@ -78,17 +77,9 @@ describe("the UI's details while a turn waits for a person", { timeout: 120_000 
         "**clerk** waits for a person: approval of a call of `send_mail`. Request `mail-1:approval`: answer with the Update `answer`.",
       );
       expect(status.requests[0]).toMatchObject({ requestId: "mail-1:approval", text: "Approve a call of send_mail." });
-      const history = await temporal.client.workflow.getHandle(workflowId).fetchHistory();
-      const texts: string[] = [];
-      const walk = (value: unknown): void => {
-        if (value instanceof Uint8Array) texts.push(Buffer.from(value).toString("utf8"));
-        else if (typeof value === "string") texts.push(value);
-        else if (Array.isArray(value)) value.forEach(walk);
-        else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
-      };
-      walk(history.events as proto.api.history.v1.IHistoryEvent[]);
-      expect(texts.join("\n")).toContain("mail-1:approval");
-      expect(texts.join("\n")).not.toContain(SECRET);
+      const history = await historyText(temporal.client, workflowId);
+      expect(history).toContain("mail-1:approval");
+      expect(history).not.toContain(SECRET);
     });
   });
 });

@@ -31,16 +31,22 @@ async function traceOf(store: TestStore, threadId: string): Promise<Trace> {
 }
 const types = (events: readonly Event[]) => events.map((event) => event.type);
 
+/** The office's thread on the local runner, its first turn run until it waits. */
+async function localThread(store: TestStore, threadId: string, log?: RunLog) {
+  const { catalog } = errandCatalog(store.store, log);
+  const [thread] = await catalog.open("office", Input({ payload: "Send the invoice.", model: CLERK_MODEL }), {
+    threadId,
+  });
+  await thread.resume();
+  return thread;
+}
+
 describe("a person in the loop of a delegated task", { timeout: 180_000 }, () => {
   it("the local runner waits in the task, lists its request on the thread, and answering runs the task on", async () => {
     const store = await openStore("sqlite");
     try {
       const log: RunLog = { runs: [] };
-      const { catalog } = errandCatalog(store.store, log);
-      const [thread] = await catalog.open("office", Input({ payload: "Send the invoice.", model: CLERK_MODEL }), {
-        threadId: "errand-local",
-      });
-      await thread.resume();
+      const thread = await localThread(store, "errand-local", log);
       expect((await thread.requests()).map((request) => [request.requestId, request.stream])).toEqual([
         [REQUEST, TASK_STREAM],
       ]);
@@ -121,11 +127,7 @@ describe("a person in the loop of a delegated task", { timeout: 180_000 }, () =>
 
       const localStore = await openStore("sqlite");
       try {
-        const { catalog: local } = errandCatalog(localStore.store);
-        const [thread] = await local.open("office", Input({ payload: "Send the invoice.", model: CLERK_MODEL }), {
-          threadId,
-        });
-        await thread.resume();
+        const thread = await localThread(localStore, threadId);
         await thread.answer(REQUEST, { approved: true });
         expect(withoutTimes(trace)).toEqual(withoutTimes(await thread.trace()));
       } finally {
@@ -163,11 +165,7 @@ describe("a person in the loop of a delegated task", { timeout: 180_000 }, () =>
       ]);
       const localStore = await openStore("sqlite");
       try {
-        const { catalog: local } = errandCatalog(localStore.store);
-        const [thread] = await local.open("office", Input({ payload: "Send the invoice.", model: CLERK_MODEL }), {
-          threadId,
-        });
-        await thread.resume();
+        const thread = await localThread(localStore, threadId);
         await thread.cancel();
         expect(await thread.requests()).toEqual([]);
         await thread.send(Input({ payload: "Thanks.", model: CLERK_MODEL }));

@@ -4,7 +4,6 @@
 import { randomBytes } from "node:crypto";
 import { Client, WorkflowFailedError } from "@temporalio/client";
 import { ApplicationFailure, type DataConverter } from "@temporalio/common";
-import type { temporal as proto } from "@temporalio/proto";
 import { Worker } from "@temporalio/worker";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +28,7 @@ import {
   uniqueTaskQueue,
   type TestClient,
 } from "../support/temporal.js";
-import { openStore, sharedBundle, type TestStore } from "./harness.js";
+import { historyText, openStore, sharedBundle, type TestStore } from "./harness.js";
 
 // A word of the user's that must not reach history: in the input, the tool's arguments and the answer.
 const SECRET = "pelican4242";
@@ -79,20 +78,6 @@ async function withTownWorker<T>(
   }
 }
 
-/** The history as `temporal workflow show --output json` prints it: every string, and every payload's bytes as text. */
-async function historyText(workflowId: string, runId?: string): Promise<string> {
-  const history = await temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const texts: string[] = [];
-  const walk = (value: unknown): void => {
-    if (value instanceof Uint8Array) texts.push(Buffer.from(value).toString("utf8"));
-    else if (typeof value === "string") texts.push(value);
-    else if (Array.isArray(value)) value.forEach(walk);
-    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
-  };
-  walk(history.events as proto.api.history.v1.IHistoryEvent[]);
-  return texts.join("\n");
-}
-
 function turnOptions(taskQueue: string, options: Partial<StartTurnOptions> = {}): StartTurnOptions {
   return {
     agent: "assistant",
@@ -108,7 +93,7 @@ describe("what reaches Temporal history", () => {
     await withTownWorker(scripted(), {}, async (taskQueue) => {
       const turn = await startTurn(temporal.client, turnOptions(taskQueue));
       expect((await turn.result()).answer).toContain(SECRET);
-      expect(await historyText(turn.workflowId)).toContain(SECRET);
+      expect(await historyText(temporal.client, turn.workflowId)).toContain(SECRET);
     });
   });
 
@@ -123,7 +108,7 @@ describe("what reaches Temporal history", () => {
       const result = await turn.result();
       // The client decodes: the result reads as usual.
       expect(result.answer).toBe(`The ${SECRET} nests by the river.`);
-      const text = await historyText(turn.workflowId);
+      const text = await historyText(temporal.client, turn.workflowId);
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain("river");
       expect(text).toContain("binary/encrypted");
@@ -181,7 +166,7 @@ describe("secrets in error text", () => {
       expect(failed).toBeInstanceOf(WorkflowFailedError);
       const cause = (failed as WorkflowFailedError).cause as ApplicationFailure;
       expect(cause.message).toContain("Incorrect API key provided: [redacted]");
-      const text = await historyText(turn.workflowId);
+      const text = await historyText(temporal.client, turn.workflowId);
       expect(text).toContain("[redacted]");
       expect(text).not.toContain("abcd1234");
       const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
