@@ -15,7 +15,7 @@ import {
   ToolOutput,
 } from "../../domain/events.js";
 import { Numbering } from "../../domain/numbering.js";
-import { type Trace, turnEvents, turnStarts } from "../../domain/trace.js";
+import type { Trace } from "../../domain/trace.js";
 import { type Message, SystemMessage, type ToolDef, ToolResult, UserMessage } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
@@ -38,7 +38,7 @@ import {
   shownResult,
 } from "./render.js";
 import { Recordings, reopenedOutput } from "./reopen.js";
-import { type Shrink, knowHandles } from "./shrink.js";
+import { type EventKind, type Shrink, extendsList, kindOf, knowHandles, turnStartsOf } from "./shrink.js";
 
 // ContextDraft: the parts of one build that every model call of the running turn shares. It lays out the
 // context of any view of the stream (the trace before one call) with given result shapes, to measure it or
@@ -71,11 +71,12 @@ export interface Visible {
   results: ReadonlyMap<string, ToolOutput>;
 }
 
-/** A laid-out context: its messages and tools, and whether it shows a result shortened. */
+/** A laid-out context: its messages and tools, whether it shows a result shortened, and its characters as ChatRequest counts them. */
 export interface Layout {
   messages: Message[];
   tools: readonly ToolDef[];
   shortened: boolean;
+  characters: number;
 }
 
 /** An event's messages and the characters they count, as ChatRequest counts them. */
@@ -161,12 +162,10 @@ class NotingHandles extends ResultHandles {
   }
 }
 
-/** What a build asks of an event again and again, found once: a property read on events of many shapes is slow. */
-interface Facts {
+/** What a build asks of an event again and again, found once: its kind, and its handle in the thread. */
+interface Facts extends EventKind {
   /** The handle of a result with a call id, or undefined for any other event. */
   handle: string | undefined;
-  modelOutput: boolean;
-  compaction: boolean;
 }
 
 /**
@@ -188,6 +187,8 @@ export class ThreadCache {
   readonly resultMessages = new WeakMap<ShownResult, Message>();
   /** Each reopen result with its content drawn in. */
   readonly drawn = new Map<Event, ToolOutput>();
+  /** The events shown at the view asked about last (without a selection): the next view usually extends it. */
+  lastVisible: { view: readonly Event[]; visible: Visible } | undefined;
   /** The result states after the shrink pass at a view, by the view's last event and its length. */
   passes = new Map<Event, Map<number, ResultStates>>();
 
@@ -197,11 +198,8 @@ export class ThreadCache {
   factsOf(event: Event): Facts {
     let facts = this.facts.get(event);
     if (facts === undefined) {
-      facts = {
-        handle: ToolOutput.is(event) && event.callId !== null ? this.handles.handleOf(event.callId) : undefined,
-        modelOutput: ModelOutput.is(event),
-        compaction: Compaction.is(event),
-      };
+      const kind = kindOf(event);
+      facts = { ...kind, handle: kind.resultOf === null ? undefined : this.handles.handleOf(kind.resultOf) };
       this.facts.set(event, facts);
     }
     return facts;
@@ -214,10 +212,7 @@ export class ThreadCache {
 
   /** Whether `events` start with every event this cache has read, the same objects in the same order. */
   extendedBy(events: readonly Event[]): boolean {
-    if (events.length < this.events.length) return false;
-    for (let index = this.events.length - 1; index >= 0; index -= 1)
-      if (events[index] !== this.events[index]) return false;
-    return true;
+    return extendsList(this.events, events);
   }
 
   /** Read the events of `events` after those read so far. */
@@ -278,7 +273,7 @@ export class ContextDraft {
     readonly cache: ThreadCache,
   ) {
     this.numbering = cache.numbering.upToNow();
-    this.running = new Set(turnEvents(trace.events));
+    this.running = new Set(trace.events.slice(turnStartsOf(trace.events).at(-1) ?? 0));
     const reopen = settings.policy.reopen;
     const defs = new Map([...(reopen === null ? [] : [reopen.def()]), ...settings.tools].map((def) => [def.name, def]));
     const show = (elements: readonly Element[], tool: string | null) =>
@@ -302,26 +297,54 @@ export class ContextDraft {
 
   /** The events a call at `view` shows: the selection, without the events a Compaction replaced. */
   visible(view: Trace): Visible {
-    const known = this.visibleByView.get(view);
-    if (known !== undefined) return known;
-    const facts = (event: Event) => this.cache.factsOf(event);
-    const compaction = view.events.findLast((event) => facts(event).compaction) as Compaction | undefined;
-    const keptFrom = compaction === undefined ? 0 : compaction.keptFrom;
-    const replaced = new Set(view.events.slice(0, keptFrom));
-    const selected = this.settings.select === null ? view.events : this.settings.select(view);
-    const events: Event[] = [];
-    const handles: (string | undefined)[] = [];
-    const results = new Map<string, ToolOutput>();
+    let visible = this.visibleByView.get(view);
+    if (visible !== undefined) return visible;
+    const last = this.cache.lastVisible;
+    const extended =
+      this.settings.select === null && last !== undefined && extendsList(last.view, view.events)
+        ? view.events.slice(last.view.length)
+        : null;
+    // Events appended after the last view show after its events, unless one of them is a summary.
+    if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
+      const events = [...last!.visible.events];
+      const handles = [...last!.visible.handles];
+      const results = new Map(last!.visible.results);
+      this.show(extended, new Set(), events, handles, results);
+      visible = { events, handles, summary: last!.visible.summary, results };
+    } else {
+      const compaction = view.events.findLast((event) => this.cache.factsOf(event).compaction) as
+        Compaction | undefined;
+      const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
+      const selected = this.settings.select === null ? view.events : this.settings.select(view);
+      visible = { events: [], handles: [], summary: compaction?.summary ?? null, results: new Map() };
+      this.show(
+        selected,
+        replaced,
+        visible.events as Event[],
+        visible.handles as (string | undefined)[],
+        visible.results as Map<string, ToolOutput>,
+      );
+    }
+    this.visibleByView.set(view, visible);
+    if (this.settings.select === null) this.cache.lastVisible = { view: view.events, visible };
+    return visible;
+  }
+
+  // Add each event that shows, its handle, and each result by its handle.
+  private show(
+    selected: readonly Event[],
+    replaced: ReadonlySet<Event>,
+    events: Event[],
+    handles: (string | undefined)[],
+    results: Map<string, ToolOutput>,
+  ): void {
     for (const event of selected) {
-      const { compaction: summarised, handle } = facts(event);
-      if (summarised || (replaced.size > 0 && replaced.has(event))) continue;
+      const { compaction, handle } = this.cache.factsOf(event);
+      if (compaction || (replaced.size > 0 && replaced.has(event))) continue;
       events.push(event);
       handles.push(handle);
       if (handle !== undefined) results.set(handle, event as ToolOutput);
     }
-    const visible = { events, handles, summary: compaction?.summary ?? null, results };
-    this.visibleByView.set(view, visible);
-    return visible;
   }
 
   /** The handle of a result that shapes apply to, or undefined for any other event. */
@@ -329,14 +352,22 @@ export class ContextDraft {
     return this.cache.factsOf(event).handle;
   }
 
+  /** The trace before the event at `index`, as Trace.before makes it; the shrinks read its thread's handles from the cache. */
+  before(trace: Trace, index: number): Trace {
+    const view = trace.before(index);
+    // A cut of the thread gives each of its results the handle the whole thread gives it.
+    knowHandles(view.thread.events, this.cache.handles);
+    return view;
+  }
+
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
   output(event: ToolOutput): ToolOutput {
-    if (!Reopened.is(event)) return event;
+    if (!this.cache.factsOf(event).reopened) return event;
     let drawn = this.cache.drawn.get(event);
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
       const fullElements = (output: ToolOutput) => this.fullOutput(output).elements;
-      drawn = reopenedOutput(event, {
+      drawn = reopenedOutput(event as Reopened, {
         recordings: this.cache.recordings,
         numbering: this.cache.numbering,
         handles: this.cache.handles,
@@ -380,20 +411,31 @@ export class ContextDraft {
   /** Lay out the context of a call at `view`, each shown result in its shape (full when `shapes` has none). */
   layout(view: Trace, shapes: ReadonlyMap<string, ResultShape>): Layout {
     const messages: Message[] = [];
+    let characters = 0;
     const shortened = this.walk(
       view,
       shapes,
-      (system) => messages.push(SystemMessage(system)),
+      (system) => {
+        messages.push(SystemMessage(system));
+        characters += system.length;
+      },
       (rendered) => {
         for (const message of rendered.messages) messages.push(message);
+        characters += rendered.characters;
       },
-      (result, made) => messages.push(this.resultMessage(result, made)),
+      (result, made) => {
+        messages.push(this.resultMessage(result, made));
+        characters += made.content.length;
+      },
     );
-    return {
-      messages: limitImages(messages, this.settings.policy.maxImages),
-      tools: this.offered(view, shortened),
-      shortened,
-    };
+    const tools = this.offered(view, shortened);
+    const limited = limitImages(messages, this.settings.policy.maxImages);
+    // Images left out change the count: then the laid-out messages are counted again.
+    const counted =
+      this.settings.policy.maxImages === null
+        ? characters + new ChatRequest([], tools).characters
+        : new ChatRequest(limited, tools).characters;
+    return { messages: limited, tools, shortened, characters: counted };
   }
 
   /**
@@ -401,10 +443,7 @@ export class ContextDraft {
    * of each event's counted characters, without laying the context out (unless images may be left out).
    */
   characters(view: Trace, shapes: ReadonlyMap<string, ResultShape>): number {
-    if (this.settings.policy.maxImages !== null) {
-      const { messages, tools } = this.layout(view, shapes);
-      return new ChatRequest(messages, tools).characters;
-    }
+    if (this.settings.policy.maxImages !== null) return this.layout(view, shapes).characters;
     let characters = 0;
     const shortened = this.walk(
       view,
@@ -537,7 +576,7 @@ export interface Planning {
  */
 export function planForms(draft: ContextDraft, trace: Trace, planning: Planning): ResultStates {
   const events = trace.events;
-  const from = turnStarts(events).at(-1) ?? 0;
+  const from = turnStartsOf(events).at(-1) ?? 0;
   const ends = [
     ...events.flatMap((event, index) => (index >= from && draft.cache.factsOf(event).modelOutput ? [index] : [])),
     events.length,
@@ -548,7 +587,7 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   for (const end of ends) {
     const last = events[end - 1];
     const found = last === undefined ? undefined : known.get(last)?.get(end);
-    states = found ?? shrinkPass(draft, end === events.length ? trace : trace.before(end), states, planning);
+    states = found ?? shrinkPass(draft, end === events.length ? trace : draft.before(trace, end), states, planning);
     if (last === undefined) continue;
     const byLength = kept.get(last) ?? new Map<number, ResultStates>();
     kept.set(last, byLength.set(end, states));
@@ -566,22 +605,37 @@ export function measuredPrompt(events: readonly Event[], model: string, facts?: 
   if (byModel === undefined) measuredByEvents.set(events, (byModel = new Map()));
   let measured = byModel.get(model);
   if (measured === undefined) {
-    const output = events.findLast(
-      (event): event is ModelOutput =>
-        (facts === undefined ? ModelOutput.is(event) : facts.factsOf(event).modelOutput) &&
+    // The events appended since the list asked about last are searched; before them, its answer holds.
+    const last = lastMeasured;
+    const from =
+      last !== undefined && last.model === model && extendsList(last.events, events) ? last.events.length : 0;
+    const isOutput = (event: Event) => (facts === undefined ? ModelOutput.is(event) : facts.factsOf(event).modelOutput);
+    let output: ModelOutput | undefined;
+    for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
+      const event = events[index]!;
+      if (
+        isOutput(event) &&
         (event as ModelOutput).model === model &&
         (event as ModelOutput).usage !== null &&
-        (event as ModelOutput).promptCharacters !== null,
-    );
+        (event as ModelOutput).promptCharacters !== null
+      )
+        output = event as ModelOutput;
+    }
     measured =
-      output === undefined ? null : { tokens: output.usage!.promptTokens, characters: output.promptCharacters! };
+      output !== undefined
+        ? { tokens: output.usage!.promptTokens, characters: output.promptCharacters! }
+        : from > 0
+          ? last!.measured
+          : null;
     byModel.set(model, measured);
   }
+  lastMeasured = { events, model, measured };
   return measured;
 }
 
 // Each pass of a build and the build itself ask about the same events: each list is searched once per model.
 const measuredByEvents = new WeakMap<readonly Event[], Map<string, MeasuredPrompt | null>>();
+let lastMeasured: { events: readonly Event[]; model: string; measured: MeasuredPrompt | null } | undefined;
 
 /**
  * One pass of the shrinks at the call after `view`: over startAt, the shrinks without a `when` apply their

@@ -201,9 +201,8 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     const request = new ChatRequest(layout.messages, layout.tools);
     const context = { request, model: model!, numbering: draft.numbering, citations };
     if (limits === null) return { context, tokens: 0, fits: true };
-    // The draft sums each event's characters as it counted them; a laid-out request would count them again.
-    const characters = policy.maxImages === null ? draft.characters(trace, states) : request.characters;
-    const tokens = limits.promptTokens(characters, measuredPrompt(trace.events, model!, draft.cache));
+    // The layout sums each event's characters as the draft counted them: the request need not count them again.
+    const tokens = limits.promptTokens(layout.characters, measuredPrompt(trace.events, model!, draft.cache));
     return { context, tokens, fits: tokens + policy.outputReserve.count <= limits.window.count };
   }
 

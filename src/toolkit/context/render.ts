@@ -180,7 +180,8 @@ export function shownResult(
   const { policy, limits, show } = shaping;
   if (limits === null) return { content: resultContent(output, shown(output.elements, tool, show)), shortened: false };
   const name = tool ?? "";
-  const full = () => shortened(policy.shortenFor(name, FULL), output, limits, tool);
+  let made: ToolOutput | undefined;
+  const full = () => (made ??= shortened(policy.shortenFor(name, FULL), output, limits, tool));
   if (shape.form === FULL)
     return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
   const compressed = shortened(policy.shortenFor(name, COMPRESSED), output, limits, tool);

@@ -5,8 +5,8 @@
  */
 import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
-import { type Event, ModelOutput, ToolOutput } from "../../domain/events.js";
-import { type Trace, turnStarts } from "../../domain/trace.js";
+import { Compaction, type Event, Input, ModelOutput, Reopened, ToolOutput } from "../../domain/events.js";
+import type { Trace } from "../../domain/trace.js";
 import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
 import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
 import { Share, type Threshold, Tokens } from "./limits.js";
@@ -25,6 +25,60 @@ export interface UnitSpan {
   results: string[];
 }
 
+/** What the context code asks of an event's type, again and again: found once per event. */
+export interface EventKind {
+  input: boolean;
+  modelOutput: boolean;
+  compaction: boolean;
+  reopened: boolean;
+  /** The call id of a result, or null for a result without one and for any other event. */
+  resultOf: string | null;
+}
+
+// Reading `type` off events of many shapes is slow, and each build asks it of every event several times.
+const kinds = new WeakMap<Event, EventKind>();
+
+/** The kind of an event, as the `is` of its types answers. */
+export function kindOf(event: Event): EventKind {
+  let kind = kinds.get(event);
+  if (kind === undefined) {
+    kind = {
+      input: Input.is(event),
+      modelOutput: ModelOutput.is(event),
+      compaction: Compaction.is(event),
+      reopened: Reopened.is(event),
+      resultOf: ToolOutput.is(event) ? event.callId : null,
+    };
+    kinds.set(event, kind);
+  }
+  return kind;
+}
+
+const startsByEvents = new WeakMap<readonly Event[], readonly number[]>();
+// The last list asked about: the next one usually extends it by the events appended since.
+let lastStarts: { events: readonly Event[]; starts: readonly number[] } | undefined;
+
+/** The index of each input that starts a turn, as turnStarts finds them, found once for each list of events. */
+export function turnStartsOf(events: readonly Event[]): readonly number[] {
+  let starts = startsByEvents.get(events);
+  if (starts === undefined) {
+    const from = lastStarts !== undefined && extendsList(lastStarts.events, events) ? lastStarts.events.length : 0;
+    const found = from === 0 ? [] : [...lastStarts!.starts];
+    for (let index = from; index < events.length; index += 1) if (kindOf(events[index]!).input) found.push(index);
+    starts = found;
+    startsByEvents.set(events, starts);
+  }
+  lastStarts = { events, starts };
+  return starts;
+}
+
+/** Whether `next` starts with every event of `earlier`, the same objects in the same order. */
+export function extendsList(earlier: readonly Event[], next: readonly Event[]): boolean {
+  if (next.length < earlier.length) return false;
+  for (let index = earlier.length - 1; index >= 0; index -= 1) if (next[index] !== earlier[index]) return false;
+  return true;
+}
+
 // The shrinks of one build ask about the same events many times: each list's units are found once.
 const unitsByEvents = new WeakMap<readonly Event[], Map<Unit, readonly UnitSpan[]>>();
 
@@ -39,23 +93,25 @@ export function unitsOf(events: readonly Event[], unit: Unit): readonly UnitSpan
 
 function findUnits(events: readonly Event[], unit: Unit): UnitSpan[] {
   if (unit === "results") {
-    return events.flatMap((event, index) =>
-      ToolOutput.is(event) && event.callId !== null ? [{ start: index, results: [event.callId] }] : [],
-    );
+    return events.flatMap((event, index) => {
+      const callId = kindOf(event).resultOf;
+      return callId !== null ? [{ start: index, results: [callId] }] : [];
+    });
   }
   if (unit === "turns") {
-    const starts = turnStarts(events);
+    const starts = turnStartsOf(events);
     return starts.map((start, at) => ({ start, results: resultsIn(events, start, starts[at + 1] ?? events.length) }));
   }
   const rounds: UnitSpan[] = [];
   const roundOf = new Map<string, UnitSpan>();
   events.forEach((event, index) => {
-    if (ModelOutput.is(event) && event.toolCalls.length > 0) {
+    const kind = kindOf(event);
+    if (kind.modelOutput && (event as ModelOutput).toolCalls.length > 0) {
       const round: UnitSpan = { start: index, results: [] };
       rounds.push(round);
-      for (const call of event.toolCalls) roundOf.set(call.id, round);
-    } else if (ToolOutput.is(event) && event.callId !== null) {
-      roundOf.get(event.callId)?.results.push(event.callId);
+      for (const call of (event as ModelOutput).toolCalls) roundOf.set(call.id, round);
+    } else if (kind.resultOf !== null) {
+      roundOf.get(kind.resultOf)?.results.push(kind.resultOf);
     }
   });
   return rounds;
@@ -64,8 +120,8 @@ function findUnits(events: readonly Event[], unit: Unit): UnitSpan[] {
 function resultsIn(events: readonly Event[], from: number, to: number): string[] {
   const found: string[] = [];
   for (let index = from; index < to; index += 1) {
-    const event = events[index]!;
-    if (ToolOutput.is(event) && event.callId !== null) found.push(event.callId);
+    const callId = kindOf(events[index]!).resultOf;
+    if (callId !== null) found.push(callId);
   }
   return found;
 }
