@@ -7,7 +7,7 @@ import { Input, ModelOutput } from "../../src/domain/index.js";
 import { AgentCatalog, UnboundToolError } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
-import { search } from "./tools/town.js";
+import { LIBRARY, search } from "./tools/town.js";
 import { assistant, research } from "../fixtures/delegation.js";
 
 it("refuses a turn whose agent holds an unbound tool before its input is recorded and the model is called", async () => {
@@ -36,4 +36,23 @@ it("refuses a task whose delegation's graph holds an unbound tool before the tas
   expect(parent.requests).toHaveLength(1);
   expect(child.requests).toHaveLength(0);
   expect((await thread.trace()).byType(ModelOutput).map((output) => output.stream)).toEqual(["main"]);
+});
+
+it("refuses to resume a recorded turn on code whose tool is now unbound, before the model is called", async () => {
+  const store = new InMemoryTraceStore();
+  const bound = new ReActAgent(
+    new ReActConfig({ model: new ScriptedModel([]), prompt: "Answer.", tools: [search.bind({ library: LIBRARY })] }),
+  );
+  const [opened] = await new AgentCatalog(store, { assistant: bound }, { version: "1" }).open(
+    "assistant",
+    Input({ payload: "Dogs?", model: "scripted" }),
+  );
+  // The next deploy forgot to bind the library: the input recorded before it is resumed on it.
+  const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Done."]);
+  const unbound = new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [search] }));
+  const thread = await new AgentCatalog(store, { assistant: unbound }, { version: "2" }).thread(opened.id);
+
+  await expect(thread.resume()).rejects.toThrow(UnboundToolError);
+  expect(model.requests).toHaveLength(0);
+  expect((await thread.trace()).byType(ModelOutput)).toEqual([]);
 });

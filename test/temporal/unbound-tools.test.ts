@@ -4,6 +4,7 @@
 import { WorkflowFailedError } from "@temporalio/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ModelOutput } from "../../src/domain/events.js";
+import type { Agent } from "../../src/runtime/agent.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
@@ -31,13 +32,12 @@ function messages(error: unknown): string[] {
   return found;
 }
 
-it("refuses a turn whose agent holds an unbound tool before the model is called, recording nothing", async () => {
+/** Run one turn of the catalog's assistant on a fresh store: the turn's failure (or null) and the thread's trace. */
+async function refusedTurn(agent: Agent, name: string) {
   const store = await openStore("sqlite");
   try {
-    const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Done."]);
-    const agent = new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [search] }));
     const catalog = new AgentCatalog(store.store, { assistant: agent }, { version: "test" });
-    const taskQueue = uniqueTaskQueue("unbound");
+    const taskQueue = uniqueTaskQueue(name);
     const turn = await startTurn(temporal.client, {
       agent: "assistant",
       input: { payload: "Dogs?", model: "scripted" },
@@ -49,51 +49,32 @@ it("refuses a turn whose agent holds an unbound tool before the model is called,
         (error: unknown) => error,
       ),
     );
-
     expect(failed).toBeInstanceOf(WorkflowFailedError);
     expect(messages(failed).some((message) => message.includes(UNBOUND))).toBe(true);
-    expect(model.requests).toHaveLength(0);
-    expect((await readTrace(store.store, catalog.types("assistant"), turn.threadId)).events).toEqual([]);
+    return await readTrace(store.store, catalog.types("assistant"), turn.threadId);
   } finally {
     await store.close();
   }
+}
+
+it("refuses a turn whose agent holds an unbound tool before the model is called, recording nothing", async () => {
+  const model = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Done."]);
+  const trace = await refusedTurn(
+    new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [search] })),
+    "unbound",
+  );
+  expect(model.requests).toHaveLength(0);
+  expect(trace.events).toEqual([]);
 });
 
 it("refuses a task whose delegation's graph holds an unbound tool before the task's model is called", async () => {
-  const store = await openStore("sqlite");
-  try {
-    const parent = new ScriptedModel([
-      { toolCalls: [{ id: "p1", name: "research", arguments: { question: "dogs" } }] },
-      "Done.",
-    ]);
-    const child = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Dogs."]);
-    const catalog = new AgentCatalog(
-      store.store,
-      { assistant: assistant(parent, research(child, search)) },
-      {
-        version: "test",
-      },
-    );
-    const taskQueue = uniqueTaskQueue("unbound-task");
-    const turn = await startTurn(temporal.client, {
-      agent: "assistant",
-      input: { payload: "Dogs?", model: "scripted" },
-      taskQueue,
-    });
-    const failed = await withWorker(catalog, taskQueue, () =>
-      turn.result().then(
-        () => null,
-        (error: unknown) => error,
-      ),
-    );
-
-    expect(failed).toBeInstanceOf(WorkflowFailedError);
-    expect(messages(failed).some((message) => message.includes(UNBOUND))).toBe(true);
-    expect(parent.requests).toHaveLength(1);
-    expect(child.requests).toHaveLength(0);
-    const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
-    expect(trace.byType(ModelOutput).map((output) => output.stream)).toEqual(["main"]);
-  } finally {
-    await store.close();
-  }
+  const parent = new ScriptedModel([
+    { toolCalls: [{ id: "p1", name: "research", arguments: { question: "dogs" } }] },
+    "Done.",
+  ]);
+  const child = new ScriptedModel([{ toolCalls: [{ name: "search", arguments: { query: "dog" } }] }, "Dogs."]);
+  const trace = await refusedTurn(assistant(parent, research(child, search)), "unbound-task");
+  expect(parent.requests).toHaveLength(1);
+  expect(child.requests).toHaveLength(0);
+  expect(trace.byType(ModelOutput).map((output) => output.stream)).toEqual(["main"]);
 });
