@@ -6,8 +6,9 @@ import { z } from "zod";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
 import { Failure, Input, ToolOutput, type Trace } from "../../src/domain/index.js";
 import { AgentCatalog, tool } from "../../src/runtime/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
+import { FunctionModel, ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
+import { research } from "../fixtures/delegation.js";
 
 const WORDS = ["first", "second", "third"];
 
@@ -59,4 +60,43 @@ it("records a failed call's Failure where its result would have been, before the
   expect(
     after.map((event) => (Failure.is(event) ? `failure ${event.callId}` : `${event.type} ${event.callId}`)),
   ).toEqual(["tool-output call_1", "failure call_2", "tool-output call_3"]);
+});
+
+it("does not hold a later call's result until a delegated task before it ends: the task's result lands when it ends", async () => {
+  const store = new InMemoryTraceStore();
+  let threadId = "";
+  // The researcher answers only once the parent's third call has its result: a runner that held that result
+  // until the task before it ended would never finish.
+  const researcherModel = new FunctionModel(async () => {
+    for (;;) {
+      const trace = await catalog.read(threadId, "assistant");
+      if (trace.byType(ToolOutput).some((output) => output.callId === "call_3")) return "Nothing more to find.";
+      await sleep(5);
+    }
+  });
+  const parentModel = new ScriptedModel([
+    {
+      toolCalls: [
+        { name: "echo", arguments: { words: "first" } },
+        { name: "research", arguments: { question: "What else?" } },
+        { name: "echo", arguments: { words: "third" } },
+      ],
+    },
+    "Done.",
+  ]);
+  const config = new ReActConfig({
+    model: parentModel,
+    prompt: "Answer.",
+    tools: [research(researcherModel), timed(["first", "third"])],
+  });
+  const catalog = new AgentCatalog(store, { assistant: new ReActAgent(config) }, { version: "test" });
+  const [thread] = await catalog.open("assistant", Input({ payload: "Go.", model: "scripted" }));
+  threadId = thread.id;
+  const trace = await thread.resume();
+  expect(
+    trace
+      .stream("main")
+      .byType(ToolOutput)
+      .map((output) => output.callId),
+  ).toEqual(["call_1", "call_3", "call_2"]);
 });

@@ -80,7 +80,8 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
           }
           throw error;
         });
-        before = settled.catch(() => undefined);
+        // No unit waits for a task (as on Temporal): a task's result lands when the task ends.
+        if (unit.kind !== "task") before = settled.catch(() => undefined);
         return settled;
       });
       const results = await Promise.allSettled(runs);
