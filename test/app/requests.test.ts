@@ -181,7 +181,13 @@ describe("a person in the loop over HTTP", () => {
     const asked = Date.now();
     const { threadId, events: eventsUrl, requests } = await waitingThread("booking");
     expect(requests).toEqual([
-      expect.objectContaining({ requestId: "book-1:ask:0", kind: "question", callId: "book-1", hasDefault: false }),
+      expect.objectContaining({
+        requestId: "book-1:ask:0",
+        kind: "question",
+        callId: "book-1",
+        tool: "book_slot",
+        hasDefault: false,
+      }),
     ]);
     const request = requests[0]!;
     expect(request.text).toBe("Which date suits you for the bulky waste pickup?");

@@ -50,12 +50,12 @@ export function approvalId(callId: string): string {
   return `${callId}:approval`;
 }
 
-/** The `ask` of one run of a tool call: its questions are numbered in the order the run asks them. */
-export function askerOf(turn: readonly Event[], callId: string): Ask {
+/** The `ask` of one run of a call of `tool`: its questions are numbered in the order the run asks them. */
+export function askerOf(turn: readonly Event[], callId: string, tool: string | null = null): Ask {
   let index = 0;
   return async <T>(question: Question<T>): Promise<T> => {
     const requestId = questionId(callId, index++);
-    const request = questionRequest(requestId, callId, question);
+    const request = questionRequest(requestId, callId, tool, question);
     const answer = answerOf(turn, requestId);
     if (answer === undefined) throw new AnswerPending(request);
     if (question.schema === undefined) return answer.payload as T;
@@ -99,7 +99,7 @@ export function deniedText(tool: string, approval: Approval): string {
   return `A person denied this call of ${tool}${why ? `: ${why}` : "."} It did not run. Do not call it again with these arguments unless the user asks for it.`;
 }
 
-function questionRequest<T>(requestId: string, callId: string, question: Question<T>): Request {
+function questionRequest<T>(requestId: string, callId: string, tool: string | null, question: Question<T>): Request {
   if (typeof question?.text !== "string" || question.text.trim() === "")
     throw new ValueError("ask needs a question with the text a person reads: ask({ text: '...' }).");
   let schema: Record<string, JsonValue> | null = null;
@@ -128,6 +128,7 @@ function questionRequest<T>(requestId: string, callId: string, question: Questio
     text: question.text,
     schema,
     callId,
+    tool,
     deadlineSeconds: deadline ?? null,
     defaultAnswer: question.defaultAnswer === undefined ? null : { payload: question.defaultAnswer as JsonValue },
   });

@@ -65,7 +65,7 @@ export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallC
   try {
     output = await tool.invoke(parsed.data as Record<string, unknown>, {
       ...context,
-      ask: askerOf(context.turn, call.id),
+      ask: askerOf(context.turn, call.id, tool.name),
     });
   } catch (error) {
     if (InvalidQueryError.isInstance(error) || ResourceUnavailableError.isInstance(error))
