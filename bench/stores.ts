@@ -243,20 +243,33 @@ function history(count: number): Event[] {
 /** A window of a current model: the 5,000 events are over the default policy's thresholds, so builds shrink. */
 const LIMITS = new ModelLimits({ window: new Tokens(128_000) });
 
-/** The time of the request builds, added up while it runs (MessageBuilder.assess is each build's work). */
+/** CPU milliseconds of this process since `since` (process.cpuUsage), user and system. */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+/** The CPU time of the request builds, added up while it runs (MessageBuilder.assess is each build's work). */
 const building = { ms: 0 };
 const assess = MessageBuilder.prototype.assess;
 MessageBuilder.prototype.assess = function timed(this: MessageBuilder, ...args: Parameters<typeof assess>) {
-  const start = performance.now();
+  const start = process.cpuUsage();
   try {
     return assess.apply(this, args);
   } finally {
-    building.ms += performance.now() - start;
+    building.ms += cpuMs(start);
   }
 };
 
-/** Milliseconds per pass (total, and the builds' part) of turns of PASSES passes on a thread of `prior` events. */
-async function perPass(store: TraceStore, prior: number): Promise<{ total: number; build: number }> {
+/** What one pass costs: wall and CPU milliseconds, and the CPU milliseconds of its request build. */
+interface PassCost {
+  wall: number;
+  cpu: number;
+  build: number;
+}
+
+/** The cost per pass (medians) of turns of PASSES passes on a thread of `prior` events. */
+async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
   const turn = [
     ...Array.from({ length: PASSES }, () => ({ toolCalls: [{ name: "echo", arguments: { words: "hi" } }] })),
     "Done.",
@@ -276,16 +289,18 @@ async function perPass(store: TraceStore, prior: number): Promise<{ total: numbe
     );
   // The first turn reads the thread whole (cold) and warms the JIT; the measured turns read incrementally.
   await thread.send(Input({ payload: "Warm up", model: "scripted" }));
-  const totals: number[] = [];
-  const builds: number[] = [];
+  const costs: PassCost[] = [];
   for (let index = 0; index < TURNS; index++) {
     building.ms = 0;
-    const start = performance.now();
+    const [start, cpu] = [performance.now(), process.cpuUsage()];
     await thread.send(Input({ payload: `Measured ${index}`, model: "scripted" }));
-    totals.push((performance.now() - start) / PASSES);
-    builds.push(building.ms / PASSES);
+    costs.push({ wall: (performance.now() - start) / PASSES, cpu: cpuMs(cpu) / PASSES, build: building.ms / PASSES });
   }
-  return { total: median(totals), build: median(builds) };
+  return {
+    wall: median(costs.map((cost) => cost.wall)),
+    cpu: median(costs.map((cost) => cost.cpu)),
+    build: median(costs.map((cost) => cost.build)),
+  };
 }
 
 async function passes(folder: string): Promise<(string | number)[][]> {
@@ -299,7 +314,7 @@ async function passes(folder: string): Promise<(string | number)[][]> {
       ["PostgreSQL", () => new PostgresTraceStore({ pool, schema: `${SCHEMA}_passes` })],
     ];
     for (const [name, open] of stores) {
-      const measured: Record<number, { total: number; build: number }> = {};
+      const measured: Record<number, PassCost> = {};
       for (const prior of [10, 5_000]) {
         const store = open();
         measured[prior] = await perPass(store, prior);
@@ -307,17 +322,19 @@ async function passes(folder: string): Promise<(string | number)[][]> {
       }
       const [small, large] = [measured[10]!, measured[5_000]!];
       const ms = (value: number) => Number(value.toFixed(2));
-      console.log(
-        `${name} per pass: 10 events ${small.total.toFixed(2)} ms, 5,000 events ${large.total.toFixed(2)} ms`,
-      );
+      const ratio = (a: number, b: number) => (a / b).toFixed(2);
+      console.log(`${name} per pass: at 10 events ${JSON.stringify(small)}, at 5,000 ${JSON.stringify(large)}`);
       rows.push([
         name,
-        ms(small.total),
-        ms(large.total),
-        (large.total / small.total).toFixed(2),
-        ms(small.total - small.build),
-        ms(large.total - large.build),
-        ((large.total - large.build) / (small.total - small.build)).toFixed(2),
+        ms(small.wall),
+        ms(large.wall),
+        ratio(large.wall, small.wall),
+        ms(small.cpu),
+        ms(large.cpu),
+        ratio(large.cpu, small.cpu),
+        ms(small.cpu - small.build),
+        ms(large.cpu - large.build),
+        ratio(large.cpu - large.build, small.cpu - small.build),
         ms(large.build),
       ]);
     }
@@ -345,11 +362,23 @@ try {
       "",
       `One pass (a model call and a tool call with a 1 KB result; scripted model, default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after a warm-up turn, on a thread of ` +
-        `10 and of 5,000 prior events. "Rest" is the pass without the request builds (MessageBuilder.assess, the context ` +
-        `builder's part): store, trace cache, planning. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal.ts\`.`,
+        `10 and of 5,000 prior events. CPU is this process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
+        `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal.ts\`.`,
       "",
       markdownTable([
-        ["store", "ms at 10", "ms at 5,000", "ratio", "rest at 10", "rest at 5,000", "rest ratio", "build at 5,000"],
+        [
+          "store",
+          "wall ms at 10",
+          "wall ms at 5,000",
+          "wall ratio",
+          "CPU ms at 10",
+          "CPU ms at 5,000",
+          "CPU ratio",
+          "CPU rest at 10",
+          "CPU rest at 5,000",
+          "rest ratio",
+          "CPU build at 5,000",
+        ],
         ...perPassRows,
       ]),
       "",

@@ -61,7 +61,8 @@ export class ToolStep implements TaskStep {
     const events = streamTrace(context).events;
     const output = latestOutput(events);
     if (!output) return [];
-    const answered = answeredCalls(streamTrace(context));
+    // The latest output's calls are answered after it, in the running turn: its events alone are read.
+    const answered = answeredCalls(turnEvents(events));
     return output.toolCalls
       .filter((call) => !answered.has(call.id))
       .map((call) => ({
@@ -81,7 +82,9 @@ export class ToolStep implements TaskStep {
   }
 
   done(context: StepContext, key: string): boolean {
-    return answeredCalls(streamTrace(context)).has(key);
+    return streamTrace(context)
+      .byType(ToolOutput)
+      .some((output) => output.callId === key);
   }
 
   /**
@@ -171,9 +174,8 @@ function latestOutput(events: readonly Event[]): ModelOutput | undefined {
   return turnEvents(events).findLast((event): event is ModelOutput => ModelOutput.is(event));
 }
 
-/** The calls of the stream that have a result: from the trace's index of results, kept as the trace grows. */
-function answeredCalls(trace: Trace): Set<string> {
-  return new Set(trace.byType(ToolOutput).flatMap((output) => (output.callId !== null ? [output.callId] : [])));
+function answeredCalls(events: readonly Event[]): Set<string> {
+  return new Set(events.flatMap((event) => (ToolOutput.is(event) && event.callId !== null ? [event.callId] : [])));
 }
 
 /** A short form of a call for logs and the Temporal UI, such as `search({"query":"bulky waste"})`. */
