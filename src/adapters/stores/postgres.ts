@@ -83,8 +83,8 @@ export class PostgresTraceStore implements TraceStore {
   private readonly changes: ThreadChanges;
   private isClosed = false;
   private readonly pages: LogPages = {
-    forward: (threadId, after, limit) => this.page(this.sql.forward, threadId, after, limit),
-    backward: (threadId, before, limit) => this.page(this.sql.backward, threadId, before ?? LAST_POSITION, limit),
+    forward: (threadId, after, limit) => this.page("forward", threadId, after, limit),
+    backward: (threadId, before, limit) => this.page("backward", threadId, before ?? LAST_POSITION, limit),
     checkOpen: () => this.checkOpen(),
     isClosed: () => this.isClosed,
   };
@@ -130,7 +130,7 @@ export class PostgresTraceStore implements TraceStore {
     const outcome = await this.connection.query(
       async (client) =>
         (
-          await client.query<{ outcome: AppendOutcome }>(this.sql.append, [
+          await client.query<{ outcome: AppendOutcome }>(this.prepared("append"), [
             threadId,
             `${this.schema}:${threadId}`,
             channelOf(this.schema),
@@ -268,12 +268,20 @@ export class PostgresTraceStore implements TraceStore {
     if (this.ownsPool) await this.pool.end();
   }
 
-  private async page(sql: string, threadId: string, from: number, limit: number): Promise<Page> {
+  private async page(direction: "forward" | "backward", threadId: string, from: number, limit: number): Promise<Page> {
     const { rows } = await this.connection.query((client) =>
-      client.query<EventRow & { key: string }>(sql, [threadId, from, limit]),
+      client.query<EventRow & { key: string }>(this.prepared(direction), [threadId, from, limit]),
     );
     const key = rows[0]?.key ?? null;
     return { key, entries: rows.filter((row) => row.position !== null).map(toEntry) };
+  }
+
+  /**
+   * A statement that each connection prepares once, by a name of this schema's: the appends and reads that
+   * every unit runs skip parsing and planning after the first.
+   */
+  private prepared(statement: "append" | "forward" | "backward"): { name: string; text: string } {
+    return { name: `soev_trace_${statement}_${this.schema}`, text: this.sql[statement] };
   }
 
   private checkOpen(): void {
