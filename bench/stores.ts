@@ -10,7 +10,7 @@
  * (default the local test database); the script makes a schema of its own and drops it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import BetterSqlite3 from "better-sqlite3";
@@ -382,7 +382,8 @@ try {
         ...perPassRows,
       ]),
       "",
-      `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}.`,
+      `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, load average ` +
+        `${loadavg()[0]!.toFixed(1)} at the end (other work on the machine shows in the wall times and the PostgreSQL ratios).`,
     ].join("\n"),
   );
 } finally {
