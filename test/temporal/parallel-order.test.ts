@@ -2,12 +2,21 @@
 // call that finished early waits, heartbeating, until the calls before it are recorded; a call whose last
 // attempt failed records its Failure in its place, so the calls after it go on and the turn fails once.
 import { setTimeout as sleep } from "node:timers/promises";
+import { ApplicationFailure } from "@temporalio/common";
+import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { createActivities } from "../../activities/index.js";
 import { Failure, type Event } from "../../src/domain/events.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { PARALLEL_SCRIPT, TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import {
+  connectClient,
+  connectWorker,
+  temporalNamespace,
+  uniqueTaskQueue,
+  type TestClient,
+} from "../support/temporal.js";
 import { openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
 
 let temporal: TestClient;
@@ -92,4 +101,58 @@ it("records an earlier call's last failure in its place: the later calls go on, 
       retryable: false,
     }),
   ]);
+});
+
+it("a retried call whose Failure its last attempt recorded fails at once, without running the tool again", async () => {
+  const runs: string[] = [];
+  const { catalog } = townCatalog(store.store, null, {
+    script: PARALLEL_SCRIPT,
+    beforeTool: async (args) => {
+      const { query } = args as { query?: string };
+      runs.push(query ?? "");
+      if (query === "bulky waste pickup") throw new TypeError("The search broke.");
+    },
+  });
+  const activities = createActivities({ catalog });
+  let lost = false;
+  // The first attempt of call-1 records its Failure, then its report is lost (as if its worker died): Temporal retries it.
+  const callTool: typeof activities.callTool = async (argument) => {
+    try {
+      return await activities.callTool(argument);
+    } catch (error) {
+      if (argument.unit.key !== "call-1" || lost) throw error;
+      lost = true;
+      throw ApplicationFailure.retryable("The report of the attempt was lost.", "LostReport");
+    }
+  };
+  const taskQueue = uniqueTaskQueue("parallel-retry");
+  const connection = await connectWorker();
+  try {
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      namespace: temporalNamespace(),
+      workflowBundle: await sharedBundle(),
+      activities: { ...activities, callTool },
+    });
+    const outcome = await worker.runUntil(async () => {
+      const turn = await startTurn(temporal.client, {
+        agent: "assistant",
+        threadId: "parallel-retry",
+        input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
+        taskQueue,
+      });
+      return turn.result().then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
+    });
+    expect((outcome?.cause as Error | undefined)?.message).toBe("The search broke.");
+  } finally {
+    await connection.close();
+  }
+  expect(lost).toBe(true);
+  expect(runs.filter((query) => query === "bulky waste pickup")).toHaveLength(1);
+  const trace = await readTrace(store.store, catalog.types("assistant"), "parallel-retry");
+  expect(trace.byType(Failure)).toEqual([expect.objectContaining({ callId: "call-1", message: "The search broke." })]);
 });
