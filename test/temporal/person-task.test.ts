@@ -11,7 +11,7 @@ import { readTrace } from "../../src/runtime/runner/work.js";
 import type { TurnStatus } from "../../src/temporal/contract.js";
 import { answerRequest, turnStatus } from "../../src/temporal/requests.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
-import { CLERK_MODEL, errandCatalog, type RunLog } from "../fixtures/person.js";
+import { CLERK_MODEL, CLERK_SCRIPTS, errandCatalog, type RunLog } from "../fixtures/person.js";
 import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
 import { openStore, recordHistory, sharedBundle, withWorker, withoutTimes, type TestStore } from "./harness.js";
 
@@ -169,6 +169,46 @@ describe("a person in the loop of a delegated task", { timeout: 180_000 }, () =>
         await thread.cancel();
         expect(await thread.requests()).toEqual([]);
         await thread.send(Input({ payload: "Thanks.", model: CLERK_MODEL }));
+        expect(withoutTimes(trace)).toEqual(withoutTimes(await thread.trace()));
+      } finally {
+        await localStore.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a question of the task whose deadline passes ends the task and the turn, as on the local runner", async () => {
+    const store = await openStore("sqlite");
+    const threadId = "errand-deadline";
+    const taskQueue = uniqueTaskQueue("person-task-deadline");
+    const waiting = { deadlineSeconds: 1 };
+    try {
+      const { catalog } = errandCatalog(store.store, undefined, CLERK_SCRIPTS.booking, waiting);
+      await withWorker(catalog, taskQueue, async () => {
+        const turn = await startTurn(temporal.client, {
+          agent: "office",
+          threadId,
+          input: { payload: "Send the invoice.", model: CLERK_MODEL },
+          taskQueue,
+        });
+        await expect(turn.result()).rejects.toThrow();
+        expect(await store.store.lease(threadId)).toBeNull();
+      });
+      const trace = await traceOf(store, threadId);
+      expect(trace.byType(Failure).map((failure) => [failure.stream, failure.error])).toEqual([
+        [TASK_STREAM, "NoAnswerError"],
+        ["main", "NoAnswerError"],
+      ]);
+      const localStore = await openStore("sqlite");
+      try {
+        const { catalog: local } = errandCatalog(localStore.store, undefined, CLERK_SCRIPTS.booking, waiting);
+        const [thread] = await local.open("office", Input({ payload: "Send the invoice.", model: CLERK_MODEL }), {
+          threadId,
+        });
+        await thread.resume();
+        await sleep(1500);
+        await thread.resume().catch(() => undefined);
         expect(withoutTimes(trace)).toEqual(withoutTimes(await thread.trace()));
       } finally {
         await localStore.close();
