@@ -69,6 +69,14 @@ export interface Visible {
   summary: string | null;
   /** The shown results (with a handle), by handle. */
   results: ReadonlyMap<string, ToolOutput>;
+  /** The characters of the events with every result full, and the count of those shortened even so; absent where shapes cannot be summed. */
+  base?: Sizes;
+}
+
+/** Characters of shown events, and how many shown results show less than all of the result. */
+interface Sizes {
+  characters: number;
+  shortened: number;
 }
 
 /** A laid-out context: its messages and tools, whether it shows a result shortened, and its characters as ChatRequest counts them. */
@@ -311,6 +319,8 @@ export class ContextDraft {
       const results = new Map(last!.visible.results);
       this.show(extended, new Set(), events, handles, results);
       visible = { events, handles, summary: last!.visible.summary, results };
+      const before = last!.visible.base;
+      if (before !== undefined) visible.base = this.sizes(events, handles, last!.visible.events.length, before);
     } else {
       const compaction = view.events.findLast((event) => this.cache.factsOf(event).compaction) as
         Compaction | undefined;
@@ -325,9 +335,43 @@ export class ContextDraft {
         visible.results as Map<string, ToolOutput>,
       );
     }
+    if (visible.base === undefined && this.summable(visible))
+      visible.base = this.sizes(visible.events, visible.handles, 0);
     this.visibleByView.set(view, visible);
     if (this.settings.select === null) this.cache.lastVisible = { view: view.events, visible };
     return visible;
+  }
+
+  // Shapes are summed, not laid out, where every result of the turn's views stays shown and each event's
+  // size holds from build to build: no selection, no summary, no image left out, no reasoning by turn.
+  private summable(visible: Visible): boolean {
+    const { select, policy } = this.settings;
+    return (
+      select === null &&
+      visible.summary === null &&
+      policy.maxImages === null &&
+      policy.reasoning !== Reasoning.CURRENT_TURN
+    );
+  }
+
+  // The sizes of the events from `from` on, every result full, added to `sizes`.
+  private sizes(
+    events: readonly Event[],
+    handles: readonly (string | undefined)[],
+    from: number,
+    sizes: Sizes = { characters: 0, shortened: 0 },
+  ): Sizes {
+    let { characters, shortened } = sizes;
+    for (let index = from; index < events.length; index += 1) {
+      if (handles[index] === undefined) {
+        characters += this.messagesOf(events[index]!).characters;
+        continue;
+      }
+      const made = this.result(events[index] as ToolOutput, FULL_SHAPE);
+      characters += made.content.length;
+      if (made.shortened) shortened += 1;
+    }
+    return { characters, shortened };
   }
 
   // Add each event that shows, its handle, and each result by its handle.
@@ -444,6 +488,18 @@ export class ContextDraft {
    */
   characters(view: Trace, shapes: ReadonlyMap<string, ResultShape>): number {
     if (this.settings.policy.maxImages !== null) return this.layout(view, shapes).characters;
+    const { base, summary } = this.visible(view);
+    const delta = changes.get(shapes);
+    if (base !== undefined && delta !== undefined) {
+      const system = this.systemText(summary);
+      const shortened = base.shortened + delta.shortened > 0 || summary !== null;
+      return (
+        (system === null ? 0 : system.length) +
+        base.characters +
+        delta.characters +
+        new ChatRequest([], this.offered(view, shortened)).characters
+      );
+    }
     let characters = 0;
     const shortened = this.walk(
       view,
@@ -584,6 +640,7 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   const known = draft.cache.passes;
   const kept = new Map<Event, Map<number, ResultStates>>();
   let states: ResultStates = new Map();
+  changes.set(states, { characters: 0, shortened: 0 });
   for (const end of ends) {
     const last = events[end - 1];
     const found = last === undefined ? undefined : known.get(last)?.get(end);
@@ -652,6 +709,8 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
   const initial = tokens();
   const started = initial > startAt;
   const states = new Map(before);
+  const known = changes.get(before);
+  const change = known === undefined ? undefined : { ...known };
   const at = view.events.filter((event) => draft.cache.factsOf(event).modelOutput).length;
   for (const shrink of policy.shrink) {
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
@@ -669,19 +728,28 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
         by: shrink,
         at,
       };
-      const freed =
-        draft.result(result, current ?? FULL_SHAPE).content.length - draft.result(result, state).content.length;
+      const [was, is] = [draft.result(result, current ?? FULL_SHAPE), draft.result(result, state)];
+      const freed = was.content.length - is.content.length;
       if (freed <= 0) continue;
       states.set(handle, state);
       characters -= freed;
+      if (change !== undefined) {
+        change.characters -= freed;
+        change.shortened += Number(is.shortened) - Number(was.shortened);
+      }
       if (!active()) break;
     }
   }
   const gain = initial - tokens();
   const minGain = policy.minGain === null ? 0 : limits.tokens(policy.minGain);
   const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;
-  return gain > 0 && gain < minGain && fitsWithout ? before : states;
+  if (gain > 0 && gain < minGain && fitsWithout) return before;
+  if (change !== undefined) changes.set(states, change);
+  return states;
 }
+
+/** What the states change from every result full: characters, and results shown shortened; kept with each pass's states. */
+const changes = new WeakMap<ReadonlyMap<string, ResultShape>, Sizes>();
 
 function formsOf(states: ResultStates): Map<string, Form> {
   return new Map([...states].map(([handle, state]) => [handle, state.form]));

@@ -69,6 +69,19 @@ describe("a warm build", () => {
     );
   });
 
+  it("plans forms from summed sizes exactly as from a laid-out request", () => {
+    // A maxImages above any image count changes no request, but makes the builder lay each view out to measure it.
+    fc.assert(
+      fc.property(conversationPlans, policies, fc.integer({ min: 1_500, max: 100_000 }), (plan, policy, window) => {
+        const summed = builder(policy, window);
+        const events = conversationOf(plan).events;
+        for (const trace of prefixes(events))
+          expect(built(summed, trace)).toEqual(built(builder({ ...policy, maxImages: 10_000 }, window), trace));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("builds an earlier cut of the thread, as a replay does, as a cold build does", () => {
     const events = conversationOf({
       turns: [
