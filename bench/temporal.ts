@@ -349,6 +349,6 @@ function report(measured: {
       ? ["", ...measured.notes.map((note) => `- ${note}`), ...failures]
       : []),
     "",
-    `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, on the shared 2-core development machine: timings move with its load.`,
+    `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, on the shared 2-core development machine: timings move with its load, and a ratio by 10–20 % from run to run; compare within one run.`,
   ].join("\n");
 }
