@@ -55,4 +55,5 @@ export {
 export type { Approval, AnswerIssues } from "./requests.js";
 export { EventTypes, encode } from "./registry.js";
 export { Trace, turnStarts, inserted } from "./trace.js";
-export { Numbering, elementsOf } from "./numbering.js";
+export type { GrowingIndex } from "./trace.js";
+export { Numbering, THREAD_NUMBERING, elementsOf } from "./numbering.js";

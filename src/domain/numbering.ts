@@ -4,6 +4,7 @@
  */
 import { Element, Source } from "./elements.js";
 import { Input, ToolOutput, type Event } from "./events.js";
+import type { GrowingIndex } from "./trace.js";
 
 /** The numbers of a thread's elements: number 1 is the first element that appeared. */
 export class Numbering {
@@ -61,3 +62,9 @@ function findElements(value: unknown): Element[] {
   if (Element.is(value) && typeof (value as { id?: unknown }).id === "string") return [value as Element];
   return Object.values(value).flatMap(findElements);
 }
+
+/** The thread's element numbers as an index a Trace keeps and grows: `trace.thread.index(THREAD_NUMBERING)`. */
+export const THREAD_NUMBERING: GrowingIndex<Numbering> = {
+  make: () => new Numbering(),
+  append: (numbering, events) => numbering.append(events),
+};

@@ -13,6 +13,7 @@ export class Trace {
   private eventList: Event[] | undefined;
   private readonly streams = new Map<Stream, Trace>();
   private readonly typed = new Map<EventType<any, any>, readonly Event[]>();
+  private readonly growing = new Map<GrowingIndex<any>, unknown>();
 
   /** `thread` is the whole thread's trace when this one is a view of it (one stream, or a prefix). */
   constructor(entries: readonly LogEntry<Event>[] = [], thread?: Trace) {
@@ -55,6 +56,22 @@ export class Trace {
     return [...found] as T[];
   }
 
+  /**
+   * The thread's index of a kind (element numbers, result handles), made on first use from every event of
+   * the thread. `with` hands it on to the longer trace, told of the new events alone; this trace then makes
+   * its own again if asked. So use an index at once, not across the making of a longer trace.
+   */
+  index<T>(kind: GrowingIndex<T>): T {
+    if (this.whole) return this.whole.index(kind);
+    let index = this.growing.get(kind) as T | undefined;
+    if (index === undefined) {
+      index = kind.make();
+      kind.append(index, this.events);
+      this.growing.set(kind, index);
+    }
+    return index;
+  }
+
   /** The trace of one stream. */
   stream(name: Stream): Trace {
     let stream = this.streams.get(name);
@@ -84,6 +101,12 @@ export class Trace {
   with(entries: readonly LogEntry<Event>[]): Trace {
     if (this.whole) return this.grown(entries, this.whole.with(entries));
     const next = this.grown(entries, undefined);
+    const added = entries.map((entry) => entry.event);
+    for (const [kind, index] of this.growing) {
+      kind.append(index, added);
+      next.growing.set(kind, index);
+    }
+    this.growing.clear();
     for (const [name, stream] of this.streams)
       next.streams.set(
         name,
@@ -109,6 +132,14 @@ export class Trace {
       next.typed.set(type, [...found, ...added.filter((event) => type.is(event))]);
     return next;
   }
+}
+
+/** A kind of index of a thread's events that grows as events are appended: how to make one, and to tell it of more. */
+export interface GrowingIndex<T> {
+  /** An index of no events. */
+  make(): T;
+  /** Tell the index of events that follow those it was told of. */
+  append(index: T, events: readonly Event[]): void;
 }
 
 const starts = new WeakMap<readonly Event[], readonly number[]>();

@@ -7,6 +7,7 @@ import {
   ModelOutput,
   Numbering,
   Reopened,
+  THREAD_NUMBERING,
   Source,
   ToolOutput,
   Trace,
@@ -141,6 +142,27 @@ describe("Numbering", () => {
     expect(numbering.source(2)).toBe("waste#2");
     expect(numbering.source(1)).toBeNull();
     expect(numbering.source(9)).toBeNull();
+  });
+
+  it("keeps the thread's element numbers as the trace grows: handed on by `with`, equal to numbering the whole thread", () => {
+    const outputs = [0, 1, 2].map((index) =>
+      ToolOutput({
+        callId: `c${index}`,
+        stream: index === 1 ? "task-1" : "main",
+        elements: [Document({ id: `d${index}`, title: "D" }), Passage({ id: "shared", ref: `d${index}`, text: "x" })],
+      }),
+    );
+    const whole = Trace.of(outputs);
+    const short = new Trace(whole.entries.slice(0, 1));
+    const numbering = short.stream("main").index(THREAD_NUMBERING);
+    expect(short.index(THREAD_NUMBERING)).toBe(numbering);
+    const grown = short.with(whole.entries.slice(1));
+    expect(grown.stream("task-1").index(THREAD_NUMBERING)).toBe(numbering);
+    const fresh = new Numbering(outputs);
+    for (const id of ["d0", "shared", "d1", "d2"]) expect(numbering.numberOf(id)).toBe(fresh.numberOf(id));
+    // The shorter trace gave its index away: asked again, it numbers its own events only.
+    expect(short.index(THREAD_NUMBERING)).not.toBe(numbering);
+    expect(short.index(THREAD_NUMBERING).size).toBe(2);
   });
 
   it("numbers the elements an input's payload holds", () => {

@@ -1,6 +1,6 @@
 /** LlmStep: one model call, built by a context builder from the trace, recorded as a ModelOutput. */
 import { ModelOutput, type Event } from "../../domain/events.js";
-import { resultHandles } from "../tools/ids.js";
+import { THREAD_HANDLES } from "../tools/ids.js";
 import { readMarkers } from "../citations.js";
 import { mapArguments } from "../tools/arguments.js";
 import { TransientError } from "../../ports/errors.js";
@@ -94,7 +94,7 @@ function recordedOutput(output: ModelOutput, built: ModelContext, context: StepC
   const { content, markers } = built.citations
     ? readMarkers(output.content, built.citations, built.numbering)
     : { content: output.content, markers: [] };
-  const handles = resultHandles(context.trace.thread.events);
+  const handles = context.trace.thread.index(THREAD_HANDLES);
   const definitions = new Map(built.request.tools.map((def) => [def.name, def]));
   const toolCalls = output.toolCalls.map((call) => {
     const def = definitions.get(call.name);

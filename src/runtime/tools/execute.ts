@@ -7,11 +7,11 @@ import type { z } from "zod";
 import type { ElementType } from "../../domain/elements.js";
 import { canonicalJson, type JsonValue } from "../../domain/json.js";
 import { ToolOutput, type Event, type ToolCall } from "../../domain/events.js";
-import { Numbering } from "../../domain/numbering.js";
+import { THREAD_NUMBERING, type Numbering } from "../../domain/numbering.js";
 import { InvalidQueryError, ResourceUnavailableError } from "../../ports/errors.js";
 import { unparsedArguments } from "../../ports/tool-arguments.js";
 import type { Tool, ToolCallContext } from "../contracts.js";
-import { resultHandles, type Handles, article, idArguments, type IdArgument } from "./ids.js";
+import { THREAD_HANDLES, type Handles, article, idArguments, type IdArgument } from "./ids.js";
 import { elementNumber } from "./arguments.js";
 import { unboundError } from "./bound.js";
 import { ToolReturnError, UnboundToolError } from "../errors.js";
@@ -40,9 +40,10 @@ export async function executeCall(tool: Tool, call: ToolCall, context: ToolCallC
   const ids = idArguments(tool.args);
   const parsed = tool.args.safeParse(withStringIds(call.arguments, ids));
   if (!parsed.success) return refused(misfit(tool.name, parsed.error));
-  const events = context.trace.thread.events;
-  const handles = resultHandles(events);
-  const wrongIds = idProblems(parsed.data as Record<string, unknown>, ids, new Numbering(events), handles);
+  // The thread's indexes, kept as the trace grows: a call's checks do not read the whole thread again.
+  const { thread } = context.trace;
+  const handles = thread.index(THREAD_HANDLES);
+  const wrongIds = idProblems(parsed.data as Record<string, unknown>, ids, thread.index(THREAD_NUMBERING), handles);
   if (wrongIds.length > 0) return refused(wrongIds.join(" "));
   const limited = tool.limit?.check(context.turn, call) ?? null;
   if (limited !== null) return refused(limited);

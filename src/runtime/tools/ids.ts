@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { ElementType } from "../../domain/elements.js";
 import { ToolOutput, type Event } from "../../domain/events.js";
+import type { GrowingIndex } from "../../domain/trace.js";
 
 /** What an id argument holds, as its schema's metadata. */
 export type IdTarget = { kind: "element"; type: ElementType<any, any> } | { kind: "result" };
@@ -117,3 +118,9 @@ export class ResultHandles implements Handles {
 export function resultHandles(events: readonly Event[]): Handles {
   return new ResultHandles(events);
 }
+
+/** The thread's result handles as an index a Trace keeps and grows: `trace.thread.index(THREAD_HANDLES)`. */
+export const THREAD_HANDLES: GrowingIndex<ResultHandles> = {
+  make: () => new ResultHandles(),
+  append: (handles, events) => handles.append(events),
+};
