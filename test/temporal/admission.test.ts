@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
 import type { ApplicationFailure } from "@temporalio/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Failure, Input, ModelOutput, ToolOutput } from "../../src/domain/events.js";
 import { LeaseHeldError } from "../../src/ports/errors.js";
@@ -21,20 +21,12 @@ import { ScriptedModel } from "../../src/testing/index.js";
 import { ModelLimits, ReActAgent, ReActConfig, Tokens, type TextTurn } from "../../src/toolkit/index.js";
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
-import { activityOf, connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
+import { activityOf, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { gateFolder, waitForFile, withWorker, type TestStore, useClientAndStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
-  await sharedBundle();
-});
-afterAll(async () => {
-  await store.close();
-  await temporal.close();
-});
+useClientAndStore((opened) => ({ temporal, store } = opened));
 
 const SECRET = "What is the admin password?";
 

@@ -22,6 +22,8 @@ import type { TraceStore } from "../../src/ports/store.js";
 import type { AgentCatalog } from "../../src/runtime/catalog.js";
 import { bundleTurnWorkflows, createTurnWorker } from "../../worker.js";
 import type { GateSpec } from "../fixtures/temporal/gates.js";
+import { afterAll, beforeAll } from "vitest";
+import { connectClient, type TestClient } from "../support/temporal.js";
 import type { StoreSpec } from "../fixtures/temporal/worker.js";
 import { freshSchema } from "../support/postgres.js";
 import { connectWorker, temporalAddress, temporalNamespace } from "../support/temporal.js";
@@ -255,4 +257,18 @@ export async function historyText(client: Client, workflowId: string, runId?: st
   };
   walk(history.events);
   return texts.join("\n");
+}
+
+/** Opens the dev server's client, a SQLite store and the shared bundle for a test file, and closes them after it. */
+export function useClientAndStore(receive: (opened: { temporal: TestClient; store: TestStore }) => void): void {
+  let opened: { temporal: TestClient; store: TestStore } | undefined;
+  beforeAll(async () => {
+    opened = { temporal: await connectClient(), store: await openStore("sqlite") };
+    await sharedBundle();
+    receive(opened);
+  });
+  afterAll(async () => {
+    await opened?.store.close();
+    await opened?.temporal.close();
+  });
 }

@@ -4,32 +4,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApplicationFailure } from "@temporalio/common";
 import { Worker } from "@temporalio/worker";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createActivities } from "../../activities/index.js";
 import { Failure, type Event } from "../../src/domain/events.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { PARALLEL_SCRIPT, TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
-import {
-  connectClient,
-  connectWorker,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
-import { openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
+import { connectWorker, temporalNamespace, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { sharedBundle, withWorker, type TestStore, useClientAndStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
-  await sharedBundle();
-});
-afterAll(async () => {
-  await store.close();
-  await temporal.close();
-});
+useClientAndStore((opened) => ({ temporal, store } = opened));
 
 /** How long each search (by its query) or read (by its document) waits before it runs: the later calls finish first. */
 const WAITS: Record<string, number> = {

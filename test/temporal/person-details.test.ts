@@ -3,13 +3,13 @@
 // the status Query nor the history hold it.
 import type { Client } from "@temporalio/client";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TurnStatus } from "../../src/temporal/contract.js";
 import { answerRequest, turnStatus } from "../../src/temporal/requests.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { CLERK_MODEL, clerkCatalog } from "../fixtures/person.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { historyText, openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
+import { uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { historyText, withWorker, type TestStore, useClientAndStore } from "./harness.js";
 
 // A word of the user's that must not reach the UI in idsOnly mode, in markdown that must show as written.
 const SECRET = "pelican4242";
@@ -21,15 +21,7 @@ const SCRIPT = [
 
 let temporal: TestClient;
 let store: TestStore;
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
-  await sharedBundle();
-});
-afterAll(async () => {
-  await store.close();
-  await temporal.close();
-});
+useClientAndStore((opened) => ({ temporal, store } = opened));
 
 async function statusWhenWaiting(client: Client, threadId: string): Promise<TurnStatus> {
   for (;;) {

@@ -3,25 +3,17 @@
 // fetched history (counts are deterministic): a one-pass turn runs as many activities as the peer-style
 // baseline of bench/baseline (model, tool, model), and one local activity.
 import type { Client } from "@temporalio/client";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { startTurn, type TurnHandle } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { assistant } from "../../examples/tutorials/02-citations/agent.js";
-import { activityOf, connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { openStore, sharedBundle, withWorker, type TestStore } from "./harness.js";
+import { activityOf, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { withWorker, type TestStore, useClientAndStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
-  await sharedBundle();
-});
-afterAll(async () => {
-  await store.close();
-  await temporal.close();
-});
+useClientAndStore((opened) => ({ temporal, store } = opened));
 
 /** The activity types a turn ran, in order, from its history (a local activity as `local <type>`). */
 async function scheduled(client: Client, turn: TurnHandle): Promise<string[]> {

@@ -6,7 +6,7 @@ import { Client, WorkflowFailedError } from "@temporalio/client";
 import { ApplicationFailure, type DataConverter } from "@temporalio/common";
 import { Worker } from "@temporalio/worker";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";
 import { createActivities } from "../../activities/index.js";
 import { OpenAIChatModel } from "../../src/adapters/openai/chat-model.js";
@@ -20,15 +20,8 @@ import { TURN_WORKFLOW, workflowIdOf, type TurnArgument, type TurnResult } from 
 import { startTurn, type StartTurnOptions } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { CompatibleServer } from "../fixtures/openai-compatible-server.js";
-import {
-  activityOf,
-  connectClient,
-  connectWorker,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
-import { historyText, openStore, sharedBundle, type TestStore } from "./harness.js";
+import { activityOf, connectWorker, temporalNamespace, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { historyText, sharedBundle, type TestStore, useClientAndStore } from "./harness.js";
 
 // A word of the user's that must not reach history: in the input, the tool's arguments and the answer.
 const SECRET = "pelican4242";
@@ -41,15 +34,7 @@ const scripted = () =>
 
 let temporal: TestClient;
 let store: TestStore;
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
-  await sharedBundle();
-});
-afterAll(async () => {
-  await store.close();
-  await temporal.close();
-});
+useClientAndStore((opened) => ({ temporal, store } = opened));
 
 const codec = new AesGcmCodec({ keyId: "test-1", keys: { "test-1": randomBytes(32) } });
 const encrypted: DataConverter = { payloadCodecs: [codec] };

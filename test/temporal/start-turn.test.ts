@@ -2,7 +2,7 @@
 // and a start from a client that knows only the workflow type, the task queue and the JSON argument.
 import { writeFileSync } from "node:fs";
 import { WorkflowFailedError } from "@temporalio/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Input } from "../../src/domain/events.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
@@ -13,20 +13,12 @@ import { ScriptedModel } from "../../src/testing/index.js";
 import { QUESTIONS, assistant } from "../../examples/tutorials/02-citations/agent.js";
 import { reachedFile, releaseFile } from "../fixtures/temporal/gates.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
-import { activityOf, connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { gateFolder, openStore, sharedBundle, waitForFile, withWorker, type TestStore } from "./harness.js";
+import { activityOf, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { gateFolder, waitForFile, withWorker, type TestStore, useClientAndStore } from "./harness.js";
 
 let temporal: TestClient;
 let store: TestStore;
-beforeAll(async () => {
-  temporal = await connectClient();
-  store = await openStore("sqlite");
-  await sharedBundle();
-});
-afterAll(async () => {
-  await store.close();
-  await temporal.close();
-});
+useClientAndStore((opened) => ({ temporal, store } = opened));
 
 const input = (payload: string) => ({ payload, model: TOWN_MODEL });
 
