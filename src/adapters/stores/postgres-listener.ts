@@ -12,7 +12,8 @@ export class PostgresListener {
    * @param config - How to connect (the store's pool's settings).
    * @param channel - The channel to LISTEN on.
    * @param onNotify - Called with each notification's payload (a thread id).
-   * @param onReset - Called when the connection drops: notifications may have been missed.
+   * @param onReset - Called when notifications may have been missed: the connection dropped (so that waiters
+   *   read again and reconnect), and again once a new connection LISTENs (a change made while none did is unheard).
    */
   constructor(
     private readonly config: ClientConfig,
@@ -62,6 +63,8 @@ export class PostgresListener {
       return;
     }
     this.client = client;
+    // A follower that woke of the drop may have read before a change it was never told of: it reads again.
+    this.onReset();
   }
 
   private drop(client: Client): void {

@@ -5,7 +5,9 @@ import { randomBytes } from "node:crypto";
 import { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresTraceStore } from "../../../src/adapters/stores/postgres.js";
+import { ThreadChanges } from "../../../src/adapters/stores/changes.js";
 import { PostgresConnection, postgresFailure } from "../../../src/adapters/stores/postgres-connection.js";
+import { PostgresListener } from "../../../src/adapters/stores/postgres-listener.js";
 import { migratePostgres } from "../../../src/adapters/stores/postgres-schema.js";
 import { CallerError } from "../../../src/domain/errors.js";
 import type { StoredEvent } from "../../../src/domain/events.js";
@@ -129,6 +131,41 @@ describe("a follower whose connections are terminated", () => {
       stop.abort();
       await follower.close();
       await writer.close();
+    }
+  });
+
+  it("hears of a change made while its LISTEN connection was down, once the connection is back", async () => {
+    // Wired as the store wires them. The follower wakes of the drop and reads; a change lands before it waits
+    // again, while no connection LISTENs, so its NOTIFY is lost: the reconnect must wake the follower.
+    const name = `listener-${randomBytes(4).toString("hex")}`;
+    const channel = `soev_test_${randomBytes(4).toString("hex")}`;
+    let resets = 0;
+    const changes = new ThreadChanges(() => listener.ready());
+    const listener = new PostgresListener(
+      { connectionString: named(name) },
+      channel,
+      (threadId) => changes.notify(threadId),
+      () => {
+        resets += 1;
+        changes.notifyAll();
+      },
+      schema.name,
+    );
+    const watch = await changes.watch("followed");
+    try {
+      const woken = watch.wait();
+      expect(await terminate(name)).toBe(1);
+      await woken;
+      await schema.pool.query(`NOTIFY "${channel}", 'followed'`);
+      const heard = await Promise.race([
+        watch.wait().then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000)),
+      ]);
+      expect(heard).toBe(true);
+      expect(resets).toBeGreaterThanOrEqual(2);
+    } finally {
+      watch.close();
+      await listener.close();
     }
   });
 });
