@@ -4,6 +4,7 @@
  * Deterministic: every decision comes from an activity result; the trace store holds the content.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
@@ -58,14 +59,23 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     const summary = idsOnly ? "input" : `input: ${shortened(JSON.stringify(argument.input.payload))}`;
     // A local activity: opening is short store-only work, so it runs in the first workflow task instead of
     // costing a round trip of its own. It is idempotent for the run, so a retried workflow task repeats it safely.
-    const opened = await local.openTurn.executeWithOptions({ ...control, summary }, [
-      {
-        ...base,
-        owner: `${info.workflowId}/${info.runId}`,
-        input: argument.input,
-        principal: argument.principal ?? null,
-      },
-    ]);
+    // An agent this worker's catalog lacks is not retried here: the workflow task fails, for another worker.
+    const opened = await local.openTurn
+      .executeWithOptions(
+        { ...control, retry: { ...control.retry, nonRetryableErrorTypes: [UNKNOWN_AGENT] }, summary },
+        [
+          {
+            ...base,
+            owner: `${info.workflowId}/${info.runId}`,
+            input: argument.input,
+            principal: argument.principal ?? null,
+          },
+        ],
+      )
+      .catch((error: unknown) => {
+        const unknown = unknownAgent(error);
+        throw unknown ? new AgentNotOnThisWorker(unknown.message) : error;
+      });
     const scope: TurnScope = { ...base, lease: opened.lease };
     turn = scope;
     watch.opened(scope);
@@ -79,6 +89,7 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     await condition(allHandlersFinished);
     return result;
   } catch (error) {
+    if (error instanceof AgentNotOnThisWorker) throw error;
     watch.state = "failed";
     const failures = isCancellation(error)
       ? [{ ...TURN_CANCELLED, retryable: false, node: null, callId: null }]
@@ -95,6 +106,23 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     setCurrentDetails(`**${agent}** failed: ${markdownEscaped(failures[0]!.error)}${why}`);
     throw endingFailure(failures[0]!);
   }
+}
+
+const UNKNOWN_AGENT = "UnknownAgentError";
+
+/**
+ * This worker's catalog lacks the turn's agent (a worker of another version, during a rolling deploy). Not a
+ * Temporal failure, so it fails the workflow task rather than the turn: Temporal retries the task, which a
+ * worker that has the agent takes, as it would for a workflow type this worker lacks. The UI shows the message.
+ */
+class AgentNotOnThisWorker extends Error {
+  override name = "AgentNotOnThisWorker";
+}
+
+/** The UnknownAgentError of a failed local activity (the SDK throws its ApplicationFailure, or wraps it). */
+function unknownAgent(error: unknown): ApplicationFailure | null {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === UNKNOWN_AGENT ? failure : null;
 }
 
 /**
