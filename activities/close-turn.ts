@@ -8,7 +8,7 @@ import { inserted } from "../src/domain/trace.js";
 import { ValueError } from "../src/domain/errors.js";
 import type { Trace } from "../src/domain/trace.js";
 import { Source } from "../src/domain/elements.js";
-import { Numbering } from "../src/domain/numbering.js";
+import { THREAD_NUMBERING, type Numbering } from "../src/domain/numbering.js";
 import {
   ANSWER_CHARACTERS,
   type CloseTurnArgument,
@@ -42,8 +42,9 @@ export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: T
         answer.markers.map((marker) => [marker.at, marker.text] as const),
       )
     : "";
-  // Numbers are the thread's and never change, so the whole thread's numbering names what each one cited.
-  const numbering = new Numbering(trace.thread.events);
+  // Numbers are the thread's and never change, so the whole thread's numbering names what each one cited:
+  // the index the trace keeps and grows, not a numbering of every event per turn.
+  const numbering = trace.thread.index(THREAD_NUMBERING);
   const citations = (answer?.markers ?? []).map((marker) => ({
     marker: marker.text,
     sources: marker.cited.map((number) => number.source),

@@ -16,6 +16,8 @@ import { canonicalJson } from "../src/domain/json.js";
 import type { Trace } from "../src/domain/trace.js";
 import { StreamMovedError } from "../src/ports/errors.js";
 import type { Lease } from "../src/ports/store.js";
+import type { AgentCatalog } from "../src/runtime/catalog.js";
+import { UnknownThreadError } from "../src/runtime/errors.js";
 import { append } from "../src/runtime/runner/work.js";
 import type { OpenedTurn, OpenTurnArgument } from "../src/temporal/contract.js";
 import { ThreadAgentError, ThreadMovedError } from "../src/temporal/errors.js";
@@ -45,7 +47,7 @@ export async function openTurn(access: TurnAccess, argument: OpenTurnArgument): 
     const event = catalog.opening(argument.agent, input);
     let trace = await traceOf(access, argument);
     if (trace.length > 0) {
-      const owner = await catalog.agentOf(argument.threadId);
+      const owner = ownerOf(catalog, argument.threadId, trace);
       if (owner !== argument.agent) {
         throw new ThreadAgentError(
           `Thread "${argument.threadId}" belongs to agent "${owner}", not "${argument.agent}": start its turns with agent "${owner}".`,
@@ -113,6 +115,17 @@ async function takeLease(
     if (trace.stream(argument.stream).length === seq || tries >= OPEN_TRIES) return { lease, seq, trace };
     await store.release(lease);
   }
+}
+
+/**
+ * The agent a thread was opened with, as AgentCatalog.agentOf says, from the trace just read: the origin of
+ * its first input that names one of the catalog's agents (the first event, mostly), with no read of its own.
+ */
+function ownerOf(catalog: AgentCatalog, threadId: string, trace: Trace): string {
+  const names = new Set(catalog.names);
+  const opening = trace.thread.events.find((event) => event.type === "input" && names.has(event.origin ?? ""));
+  if (opening?.origin) return opening.origin;
+  throw new UnknownThreadError(`No thread "${threadId}" of this catalog's agents is in the store.`);
 }
 
 function sameInput(found: Input, event: Input): boolean {

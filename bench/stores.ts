@@ -17,12 +17,13 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { z } from "zod";
 import { PostgresTraceStore, SqliteTraceStore, migratePostgres } from "../src/adapters/index.js";
-import { Input, ModelOutput, ToolOutput, type Event, type StoredEvent } from "../src/domain/index.js";
+import { Input, ToolOutput, type StoredEvent } from "../src/domain/index.js";
 import type { TraceStore } from "../src/ports/index.js";
 import { AgentCatalog, tool } from "../src/runtime/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
 import { MessageBuilder, ModelLimits, ReActAgent, ReActConfig, Tokens } from "../src/toolkit/index.js";
 import { markdownTable, writeSection } from "./report.js";
+import { history, RESULT } from "./shared/history.js";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `bench_stores_${process.pid}`;
@@ -38,9 +39,6 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
-
-/** A tool result of about 1 KB, like a search's. */
-const RESULT = "words of a found document ".repeat(40);
 
 /** An unsealed event as the runner appends it: an assistant's tool result of about 1 KB. */
 function appended(index: number): StoredEvent {
@@ -227,19 +225,6 @@ const echo = tool({
   },
 });
 
-/** Completed turns of a question, a tool call with a 1 KB result and an answer: `count` events. */
-function history(count: number): Event[] {
-  const events: Event[] = [];
-  for (let turn = 0; events.length < count; turn++) {
-    events.push(Input({ payload: `Question ${turn}?`, model: "scripted", origin: "assistant", version: "bench" }));
-    const id = `prior-${turn}`;
-    events.push(ModelOutput({ toolCalls: [{ id, name: "echo", arguments: { words: "hi" } }], origin: "model" }));
-    events.push(ToolOutput({ callId: id, text: RESULT, origin: "tools" }));
-    events.push(ModelOutput({ content: `Answer ${turn}.`, origin: "model" }));
-  }
-  return events.slice(0, count);
-}
-
 /** A window of a current model: the 5,000 events are over the default policy's thresholds, so builds shrink. */
 const LIMITS = new ModelLimits({ window: new Tokens(128_000) });
 
@@ -281,7 +266,7 @@ async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
   const catalog = new AgentCatalog(store, { assistant: agent }, { version: "bench" });
   const [thread] = await catalog.open("assistant", Input({ payload: "Start", model: "scripted" }));
   const types = catalog.types("assistant");
-  const events = history(prior);
+  const events = history(prior, { agent: "assistant", tool: { name: "echo", arguments: { words: "hi" } } });
   for (let from = 0; from < events.length; from += 500)
     await store.append(
       thread.id,
@@ -363,7 +348,7 @@ try {
       `One pass (a model call and a tool call with a 1 KB result; scripted model, default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after a warm-up turn, on a thread of ` +
         `10 and of 5,000 prior events. CPU is this process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
-        `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal.ts\`.`,
+        `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,
       "",
       markdownTable([
         [

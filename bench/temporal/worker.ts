@@ -6,42 +6,17 @@
  */
 import { NativeConnection, Worker } from "@temporalio/worker";
 import OpenAI from "openai";
-import { z } from "zod";
 import { SqliteTraceStore } from "../../src/adapters/stores/sqlite.js";
-import { OpenAIChatModel } from "../../src/adapters/openai/chat-model.js";
-import { ToolOutput } from "../../src/domain/events.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
-import { tool } from "../../src/runtime/tools/function-tool.js";
-import { ModelLimits, ReActAgent, ReActConfig, Tokens } from "../../src/toolkit/index.js";
 import { createTurnWorker } from "../../worker.js";
 import { baselineActivities } from "../baseline/activities.js";
-import { MODEL_NAME, TOOL, report } from "./scripted.js";
+import { benchAgents } from "./agents.js";
 
 const variable = (name: string): string => {
   const value = process.env[name];
   if (!value) throw new Error(`The bench worker needs ${name}; bench/temporal.ts sets it.`);
   return value;
 };
-
-/** The soev-agents agent of the comparison: the report tool, and a window that never shrinks the thread. */
-function reader(client: OpenAI): ReActAgent {
-  const fetchReport = tool({
-    ...TOOL,
-    args: { part: z.number().int().describe("The part of the report.") },
-    async run({ part }) {
-      return ToolOutput({ text: report(part) });
-    },
-  });
-  return new ReActAgent(
-    new ReActConfig({
-      model: new OpenAIChatModel(client, { model: MODEL_NAME }),
-      prompt: "You read the day's report.",
-      tools: [fetchReport],
-      // The peers send every message to the model; so does this agent, with a window the thread fits in.
-      limits: new ModelLimits({ window: new Tokens(100_000_000) }),
-    }),
-  );
-}
 
 const system = variable("BENCH_SYSTEM");
 const client = new OpenAI({ apiKey: "bench", baseURL: variable("BENCH_MODEL_URL"), maxRetries: 0 });
@@ -55,7 +30,7 @@ const common = {
 let worker: Worker;
 if (system === "soev") {
   const store = new SqliteTraceStore(variable("BENCH_SQLITE"));
-  worker = await createTurnWorker({ ...common, catalog: new AgentCatalog(store, { reader: reader(client) }) });
+  worker = await createTurnWorker({ ...common, catalog: new AgentCatalog(store, benchAgents(client)) });
 } else if (system === "baseline") {
   worker = await Worker.create({ ...common, activities: { ...baselineActivities(client) } });
 } else {
