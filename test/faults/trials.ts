@@ -191,11 +191,15 @@ function alive(worker: ChildWorker): boolean {
   return worker.process.exitCode === null && worker.process.signalCode === null;
 }
 
-/** Whether the turn ended with a result, not a failure. */
+/** Whether the turn ended with a result, not a failure; a failure is logged with its cause, to find the fault. */
 const succeeded = (result: Promise<unknown>): Promise<boolean> =>
   result.then(
     () => true,
-    () => false,
+    (error: unknown) => {
+      const cause = (error as { cause?: { type?: string; message?: string } }).cause;
+      console.log(`fault trial: the turn failed: ${cause?.type ?? String(error)}: ${cause?.message ?? ""}`);
+      return false;
+    },
   );
 
 /**
