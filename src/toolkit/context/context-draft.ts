@@ -201,6 +201,49 @@ export class ThreadCache {
   passes = new Map<Event, Map<number, ResultStates>>();
 
   private readonly facts = new Map<Event, Facts>();
+  // The turn's parts that the kept renders and passes were made with: builders of other turns share the cache.
+  private renderedWith: RenderedWith | undefined;
+  private plannedWith: readonly unknown[] | undefined;
+
+  /**
+   * Keep only what was rendered with the same parts as `now`: other citations or limits change every
+   * render, other tool definitions the calls' arguments. Another renderInput (each turn makes its own) may
+   * render the same: each input is rendered again by `inputMessages`, and what changed is dropped.
+   */
+  renderWith(now: RenderedWith, inputMessages: (event: Event) => readonly Message[]): void {
+    const was = this.renderedWith;
+    this.renderedWith = now;
+    if (was === undefined) return;
+    let changed = false;
+    if (was.citations !== now.citations || !sameValues(was.limits, now.limits)) {
+      this.messages.clear();
+      this.shown.clear();
+      this.drawn.clear();
+      changed = true;
+    } else if (was.renderInput !== now.renderInput || was.calls !== now.calls) {
+      const calls = was.calls !== now.calls;
+      for (const [event, made] of this.messages) {
+        const facts = this.factsOf(event);
+        const stale = facts.modelOutput
+          ? calls
+          : facts.input &&
+            was.renderInput !== now.renderInput &&
+            JSON.stringify(inputMessages(event)) !== JSON.stringify(made.plain.messages);
+        if (stale) this.messages.delete(event);
+        changed ||= stale;
+      }
+    }
+    if (!changed) return;
+    this.lastVisible = undefined;
+    this.passes = new Map();
+  }
+
+  /** The passes planned so far, if they were planned with the same parts as `now` (prompt, model, tools, budget); else none. */
+  passesFor(now: readonly unknown[]): Map<Event, Map<number, ResultStates>> {
+    if (this.plannedWith === undefined || !sameValues(this.plannedWith, now)) this.passes = new Map();
+    this.plannedWith = now;
+    return this.passes;
+  }
 
   /** The facts of an event of the thread, or of one that a selection made up. */
   factsOf(event: Event): Facts {
@@ -233,6 +276,27 @@ export class ThreadCache {
     this.events.push(...added);
     for (const event of added) this.factsOf(event);
   }
+}
+
+/** The parts of a turn that a ThreadCache's renders depend on, compared at each build. */
+export interface RenderedWith {
+  renderInput: RenderInput;
+  citations: CitationStrategy | null;
+  /** The limits as values (their class and settings), or null. */
+  limits: readonly unknown[];
+  /** What the definitions of the offered tools say of their arguments' ids and handles. */
+  calls: string;
+}
+
+/** The values of limits and budget that renders and passes depend on: their class and settings. */
+export function valuesOf(value: ModelLimits | Budget | null): readonly unknown[] {
+  if (value === null) return [null];
+  if ("window" in value) return [value.constructor, value.window.count, value.charactersPerToken];
+  return [value.constructor, value.passes, value.toolRoundsAfterCap, value.resetsOnAnswer];
+}
+
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
 /** The cache of `thread` among a builder's caches, most recent first: one it extends, or a new one (kept unless it is a cut of one). */
@@ -298,6 +362,15 @@ export class ContextDraft {
         return def === undefined ? call : shownArguments(call, def, cache.numbering, cache.handles);
       },
     };
+    cache.renderWith(
+      {
+        renderInput: settings.renderInput,
+        citations: settings.citations,
+        limits: valuesOf(settings.limits),
+        calls: JSON.stringify([...defs.values()].map((def) => [def.name, def.elements, def.results])),
+      },
+      (event) => eventMessages(event, this.rendering),
+    );
   }
 
   /** The numbers of the thread's elements, as they are at this build. */
@@ -550,6 +623,12 @@ export class ContextDraft {
     return policy.reopen !== null && shortened ? [...tools, policy.reopen.def()] : tools;
   }
 
+  /** What the passes of a build depend on besides the renders: the prompt, the model, the tools offered and the budget. */
+  planningParts(model: string): readonly unknown[] {
+    const { tools, budget } = this.settings;
+    return [this.systemText(null), model, JSON.stringify(tools), ...valuesOf(budget)];
+  }
+
   private systemText(summary: string | null): string | null {
     const { prompt, citations } = this.settings;
     // The prompt is written once per build, however many calls of the turn the policy lays out.
@@ -637,7 +716,7 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
     ...events.flatMap((event, index) => (index >= from && draft.cache.factsOf(event).modelOutput ? [index] : [])),
     events.length,
   ];
-  const known = draft.cache.passes;
+  const known = draft.cache.passesFor(draft.planningParts(planning.model));
   const kept = new Map<Event, Map<number, ResultStates>>();
   let states: ResultStates = new Map();
   changes.set(states, { characters: 0, shortened: 0 });

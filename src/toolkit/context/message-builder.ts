@@ -56,8 +56,11 @@ type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & {
   renderers: ReadonlyMap<EventType<any, any>, RenderEvent>;
 };
 
-/** How many threads a builder keeps the renders of: a worker's builder may serve a few threads in turn. */
-const KEPT_THREADS = 4;
+/**
+ * How many threads a builder and the builders its forTurn makes keep the renders of, the most recently
+ * built first: a worker's builder serves the turns of a few threads in turn.
+ */
+const KEPT_THREADS = 8;
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
 const DEFAULTS: Omit<Settings, "show" | "policy"> = {
@@ -85,8 +88,9 @@ const DEFAULTS: Omit<Settings, "show" | "policy"> = {
  */
 export class MessageBuilder implements ContextBuilder, ContextStrategy {
   private readonly settings: Settings;
-  // What the builds of each recent thread rendered, so the next build of a thread does only its new events' work.
-  private readonly caches: ThreadCache[] = [];
+  // What the builds of each recent thread rendered, so the next build of a thread does only its new events'
+  // work; shared with the builders forTurn makes, so a thread's next turn and a worker's next activity build warm.
+  private caches: ThreadCache[] = [];
 
   /**
    * `new MessageBuilder({ policy, show, ... })`, or the reference's positional form `new MessageBuilder(policy)`
@@ -123,9 +127,16 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     return this.settings.policy.reopen === null ? [] : [this.settings.policy.reopen];
   }
 
-  /** A copy of this builder with the parts of one turn. This builder does not change. */
+  /**
+   * A copy of this builder with the parts of one turn. This builder does not change. The copy shares what
+   * this builder keeps of recent threads; what a kept render depends on of the turn's parts (renderInput,
+   * the tools' definitions, citations, limits, and for the planned forms the prompt, model and budget) is
+   * compared at each build, and a render made for other parts is made again.
+   */
   forTurn(parts: TurnParts): MessageBuilder {
-    return new MessageBuilder({ ...this.settings, ...parts });
+    const made = new MessageBuilder({ ...this.settings, ...parts });
+    made.caches = this.caches;
+    return made;
   }
 
   /**

@@ -4,7 +4,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ModelOutput, type Event } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
-import { ToolDef } from "../../../src/ports/messages.js";
+import { ToolDef, UserMessage } from "../../../src/ports/messages.js";
+import { Budget } from "../../../src/runtime/budget.js";
+import type { Show } from "../../../src/runtime/contracts.js";
 import {
   BRACKETS,
   ContextPolicy,
@@ -14,7 +16,9 @@ import {
   Text,
   Tokens,
   renderedBy,
+  xml,
   type ContextPolicyOptions,
+  type TurnParts,
 } from "../../../src/toolkit/index.js";
 import { conversationOf, conversationPlans, policies } from "../../fixtures/context-arbitraries.js";
 import { Chunk, Conversation, documentOf } from "../../fixtures/context-conversation.js";
@@ -129,5 +133,123 @@ describe("a warm build", () => {
     expect(first.numbering.size).toBe(2);
     expect(first.numbering.numberOf("two")).toBeUndefined();
     expect(first.numbering.numberOf("one#0")).toBe(2);
+  });
+});
+
+/** A turn's parts made again, as each turn and each activity makes them: new functions, new tool definitions, new budget. */
+function partsOf(variant: number, window = 100_000): TurnParts {
+  const byId = variant % 2 === 1;
+  return {
+    // A search whose query names a document shows it by number: the definitions change how calls render.
+    renderInput: byId ? (input) => UserMessage(`Asked: ${JSON.stringify(input.payload)}`) : renderedBy(Text),
+    model: "test-model",
+    // A long prompt leaves less room, so the forms planned differ.
+    prompt: () => (variant % 3 === 2 ? `Answer. ${"Cite what you use. ".repeat(150)}` : "Answer."),
+    tools: [
+      ToolDef({
+        name: "search",
+        description: "Search.",
+        parameters: { type: "object" },
+        ...(byId ? { elements: { query: ["doc"] } } : {}),
+      }),
+    ],
+    budget: new Budget(variant % 4 === 3 ? { passes: 1, toolRoundsAfterCap: 0 } : {}),
+    citations: BRACKETS,
+    limits: new ModelLimits({ window: new Tokens(window), charactersPerToken: variant % 5 === 4 ? 2 : 3 }),
+  };
+}
+
+/** A show that counts the results and inputs it lays out, so a test sees what a build rendered again. */
+function countingShow(): { show: Show; count: () => number } {
+  const show = xml();
+  let count = 0;
+  return {
+    show: (...args) => {
+      count += 1;
+      return show(...args);
+    },
+    count: () => count,
+  };
+}
+
+describe("the builders that forTurn makes", () => {
+  it("send byte for byte the request of a new builder, whatever parts each turn gives", () => {
+    fc.assert(
+      fc.property(
+        conversationPlans,
+        policies,
+        fc.infiniteStream(fc.nat(59)),
+        fc.integer({ min: 1_500, max: 100_000 }),
+        (plan, policy, variants, window) => {
+          const base = new MessageBuilder({ policy: new ContextPolicy(policy) });
+          const fresh = (parts: TurnParts) => new MessageBuilder({ policy: new ContextPolicy(policy), ...parts });
+          const picks = variants[Symbol.iterator]();
+          for (const trace of prefixes(conversationOf(plan).events)) {
+            const variant = picks.next().value as number;
+            expect(built(base.forTurn(partsOf(variant, window)), trace)).toEqual(
+              built(fresh(partsOf(variant, window)), trace),
+            );
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("share what the builder they came from keeps: the next turn's builder renders only what is new", () => {
+    const conversation = new Conversation()
+      .ask("Where is the permit?")
+      .search("permit", documentOf("permit", 3))
+      .search("fees", documentOf("fees", 2));
+    const policy = { startAt: new Tokens(300), target: new Tokens(100), minGain: null };
+    const first = conversation.trace();
+    conversation.search("hours", documentOf("hours", 2));
+    const second = conversation.trace();
+
+    // One builder, built again after one more result: what a warm build lays out.
+    const one = countingShow();
+    const same = new MessageBuilder({ policy: new ContextPolicy(policy), show: one.show, ...partsOf(0) });
+    same.build(first);
+    const cold = one.count();
+    same.build(second);
+    const warm = one.count() - cold;
+
+    // Two builders of two turns, of one base builder: the second builds warm.
+    const shared = countingShow();
+    const base = new MessageBuilder({ policy: new ContextPolicy(policy), show: shared.show });
+    base.forTurn(partsOf(0)).build(first);
+    expect(shared.count()).toBe(cold);
+    const request = base.forTurn(partsOf(0)).build(second).request;
+    expect(shared.count() - cold).toBe(warm);
+    expect(warm).toBeLessThan(cold);
+    const fresh = new MessageBuilder({ policy: new ContextPolicy(policy), ...partsOf(0) });
+    expect(request.hash).toBe(fresh.build(second).request.hash);
+  });
+
+  it("plan the forms of the turn's calls again when the prompt differs", () => {
+    const conversation = new Conversation()
+      .ask("One?")
+      .search("one", documentOf("one", 3, 40))
+      .answer("One.")
+      .ask("Two?")
+      .search("two", documentOf("two", 3, 40))
+      .answer("Two.")
+      .ask("Three?")
+      .search("three", documentOf("three", 3, 40));
+    const first = conversation.trace();
+    conversation.search("four", documentOf("four", 1, 40));
+    const second = conversation.trace();
+    // The first call of the running turn is just under startAt with the short prompt, over it with the long one.
+    const opening = second.before(second.events.findLastIndex((event) => ModelOutput.is(event)) - 2);
+    const unshrunk = new ContextPolicy({ startAt: new Tokens(90_000), target: new Tokens(80_000) });
+    const { tokens } = new MessageBuilder({ policy: unshrunk, ...partsOf(0) }).assess(opening);
+    const policy = () =>
+      new ContextPolicy({ startAt: new Tokens(tokens + 50), target: new Tokens(tokens - 200), minGain: null });
+    const base = new MessageBuilder({ policy: policy() });
+    base.forTurn(partsOf(2)).build(first);
+    const shared = base.forTurn(partsOf(0));
+    const fresh = new MessageBuilder({ policy: policy(), ...partsOf(0) });
+    expect(built(shared, second)).toEqual(built(fresh, second));
+    expect(built(new MessageBuilder({ policy: policy(), ...partsOf(2) }), second)).not.toEqual(built(fresh, second));
   });
 });
