@@ -60,6 +60,8 @@ export interface TrialOutcome {
   /** Events this trace (or the follower) holds more often than the uninterrupted run's trace. */
   doubled: number;
   completed: boolean;
+  /** Why the turn did not complete: its failure's type and message (null when it completed). */
+  failure?: string | null;
   /** The trace equals the uninterrupted run's, timestamps aside (and the follower got exactly it). */
   equal: boolean;
 }
@@ -183,7 +185,8 @@ async function judged(
 ): Promise<TrialOutcome> {
   const actual = await timelessTrace(place.store.store, threadId);
   const equal = JSON.stringify(actual) === JSON.stringify(expected);
-  return { ...facts, store: place.kind, ...difference(expected, actual), equal };
+  const failure = facts.completed ? null : lastFailure;
+  return { ...facts, store: place.kind, ...difference(expected, actual), equal, ...(failure ? { failure } : {}) };
 }
 
 /** Whether a worker process still runs: one that exited on its own died of the fault. */
@@ -191,13 +194,17 @@ function alive(worker: ChildWorker): boolean {
   return worker.process.exitCode === null && worker.process.signalCode === null;
 }
 
+/** The failure of the last turn that did not complete, for the trial's outcome. */
+let lastFailure: string | null = null;
+
 /** Whether the turn ended with a result, not a failure; a failure is logged with its cause, to find the fault. */
 const succeeded = (result: Promise<unknown>): Promise<boolean> =>
   result.then(
     () => true,
     (error: unknown) => {
       const cause = (error as { cause?: { type?: string; message?: string } }).cause;
-      console.log(`fault trial: the turn failed: ${cause?.type ?? String(error)}: ${cause?.message ?? ""}`);
+      lastFailure = `${cause?.type ?? String(error)}: ${cause?.message ?? ""}`;
+      console.log(`fault trial: the turn failed: ${lastFailure}`);
       return false;
     },
   );
