@@ -160,6 +160,6 @@ function report(): void {
 
 const DESCRIPTIONS: Record<TrialOutcome["kind"], string> = {
   kill: "worker SIGKILLed at a random gate",
-  terminate: `PostgreSQL backends terminated ${TERMINATIONS}+ times in a turn`,
+  terminate: `PostgreSQL backends terminated in ${TERMINATIONS} rounds in a turn`,
   follower: "a follower's connections terminated",
 };
