@@ -24,7 +24,7 @@ import { shownArguments } from "../../runtime/tools/arguments.js";
 import { ResultHandles } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import { type ContextPolicy, Reasoning } from "./context-policy.js";
-import { FULL, type Form, STUBBED, shortened } from "./forms.js";
+import { FULL, type Form, STUBBED, type Shorten, shortened } from "./forms.js";
 import type { MeasuredPrompt, ModelLimits } from "./limits.js";
 import {
   type EventRendering,
@@ -195,6 +195,8 @@ export class ThreadCache {
   readonly resultMessages = new WeakMap<ShownResult, Message>();
   /** Each reopen result with its content drawn in. */
   readonly drawn = new Map<Event, ToolOutput>();
+  /** Each result as each Shorten function made it, checked. */
+  readonly formed = new Map<ToolOutput, Map<Shorten, ToolOutput>>();
   /** The events shown at the view asked about last (without a selection): the next view usually extends it. */
   lastVisible: { view: readonly Event[]; visible: Visible } | undefined;
   /** The result states after the shrink pass at a view, by the view's last event and its length. */
@@ -219,6 +221,7 @@ export class ThreadCache {
       this.messages.clear();
       this.shown.clear();
       this.drawn.clear();
+      this.formed.clear();
       changed = true;
     } else if (was.renderInput !== now.renderInput || was.calls !== now.calls) {
       const calls = was.calls !== now.calls;
@@ -350,7 +353,15 @@ export class ContextDraft {
     const defs = new Map([...(reopen === null ? [] : [reopen.def()]), ...settings.tools].map((def) => [def.name, def]));
     const show = (elements: readonly Element[], tool: string | null) =>
       settings.show(elements, cache.numbering, tool, settings.citations);
-    this.shaping = { policy: settings.policy, limits: settings.limits, show };
+    // A result is made smaller by each Shorten once while the cache keeps it, whichever shapes show it.
+    const formed = (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => {
+      let byShorten = cache.formed.get(output);
+      if (byShorten === undefined) cache.formed.set(output, (byShorten = new Map()));
+      let made = byShorten.get(shorten);
+      if (made === undefined) byShorten.set(shorten, (made = shortened(shorten, output, limits, tool)));
+      return made;
+    };
+    this.shaping = { policy: settings.policy, limits: settings.limits, show, formed };
     this.rendering = {
       renderInput: settings.renderInput,
       renderers: settings.renderers,
@@ -502,7 +513,7 @@ export class ContextDraft {
     const { limits, policy } = this.settings;
     if (limits === null) return output;
     const tool = this.toolOf(output);
-    return shortened(policy.shortenFor(tool ?? "", FULL), output, limits, tool);
+    return this.shaping.formed!(policy.shortenFor(tool ?? "", FULL), output, limits, tool);
   }
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */
@@ -712,10 +723,10 @@ export interface Planning {
 export function planForms(draft: ContextDraft, trace: Trace, planning: Planning): ResultStates {
   const events = trace.events;
   const from = turnStartsOf(events).at(-1) ?? 0;
-  const ends = [
-    ...events.flatMap((event, index) => (index >= from && draft.cache.factsOf(event).modelOutput ? [index] : [])),
-    events.length,
-  ];
+  const ends: number[] = [];
+  for (let index = from; index < events.length; index += 1)
+    if (draft.cache.factsOf(events[index]!).modelOutput) ends.push(index);
+  ends.push(events.length);
   const known = draft.cache.passesFor(draft.planningParts(planning.model));
   const kept = new Map<Event, Map<number, ResultStates>>();
   let states: ResultStates = new Map();
@@ -790,7 +801,8 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
   const states = new Map(before);
   const known = changes.get(before);
   const change = known === undefined ? undefined : { ...known };
-  const at = view.events.filter((event) => draft.cache.factsOf(event).modelOutput).length;
+  let at = 0;
+  for (const event of view.events) if (draft.cache.factsOf(event).modelOutput) at += 1;
   for (const shrink of policy.shrink) {
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);

@@ -28,7 +28,7 @@ import {
 import type { RenderInput, ShowElements } from "../inputs/render.js";
 import type { ContextPolicy } from "./context-policy.js";
 import { UnrenderedEventError } from "./errors.js";
-import { COMPRESSED, CUT_TEXT, FULL, type Form, STUBBED, capText, shortened } from "./forms.js";
+import { COMPRESSED, CUT_TEXT, FULL, type Form, STUBBED, type Shorten, capText, shortened } from "./forms.js";
 import type { ModelLimits } from "./limits.js";
 
 // The setting of the nearest registered type: a subtype uses its closest registered ancestor's setting.
@@ -158,6 +158,8 @@ export interface Shaping {
   policy: ContextPolicy;
   limits: ModelLimits | null;
   show: (elements: readonly Element[], tool: string | null) => string;
+  /** A result in a form as `shortened` makes it, or as a cache of it keeps it; default `shortened` itself. */
+  formed?: (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => ToolOutput;
 }
 
 /** The content of a result as the model reads it, and whether it shows less than the full result. */
@@ -180,11 +182,12 @@ export function shownResult(
   const { policy, limits, show } = shaping;
   if (limits === null) return { content: resultContent(output, shown(output.elements, tool, show)), shortened: false };
   const name = tool ?? "";
+  const formed = shaping.formed ?? shortened;
   let made: ToolOutput | undefined;
-  const full = () => (made ??= shortened(policy.shortenFor(name, FULL), output, limits, tool));
+  const full = () => (made ??= formed(policy.shortenFor(name, FULL), output, limits, tool));
   if (shape.form === FULL)
     return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
-  const compressed = shortened(policy.shortenFor(name, COMPRESSED), output, limits, tool);
+  const compressed = formed(policy.shortenFor(name, COMPRESSED), output, limits, tool);
   const lifted = [...shape.floors.values()].includes(FULL) ? full() : null;
   const elements = output.elements.flatMap((element, index): Element[] => {
     const form = Math.max(shape.form, shape.floors.get(element.id) ?? STUBBED) as Form;

@@ -163,16 +163,22 @@ export class Selection {
     }
     const from = bound(this.key.start, count, 0);
     const to = bound(this.key.end, count, count);
-    return Array.from({ length: Math.max(0, to - from) }, (_, offset) => from + offset);
+    const picked: number[] = [];
+    for (let index = from; index < to; index += 1) picked.push(index);
+    return picked;
   }
 
   /** The handles, such as "r1", of each result in a selected unit of `view`, oldest first. */
   handles(view: Trace): string[] {
     const units = unitsOf(view.events, this.unit);
     const handles = handlesOf(view.thread.events);
-    return this.picked(units.length)
-      .sort((a, b) => a - b)
-      .flatMap((index) => units[index]!.results.flatMap((callId) => handles.handleOf(callId) ?? []));
+    const found: string[] = [];
+    for (const index of this.picked(units.length).sort((a, b) => a - b))
+      for (const callId of units[index]!.results) {
+        const handle = handles.handleOf(callId);
+        if (handle !== undefined) found.push(handle);
+      }
+    return found;
   }
 
   /** The selection as code writes it, such as "turns.slice(0, -2)". */
@@ -350,14 +356,22 @@ const citedByView = new WeakMap<Trace, ReadonlySet<string>>();
 function citedIds(view: Trace): ReadonlySet<string> {
   let ids = citedByView.get(view);
   if (ids === undefined) {
-    const found = new Set<string>();
-    for (const event of view.events) {
-      if (!ModelOutput.is(event)) continue;
-      for (const marker of event.markers)
+    // The views of one build extend each other: the events after the last view's are read.
+    const events = view.events;
+    const last = lastCited;
+    const from = last !== undefined && extendsList(last.events, events) ? last.events.length : 0;
+    const found = from === 0 ? new Set<string>() : new Set(last!.ids);
+    for (let index = from; index < events.length; index += 1) {
+      const event = events[index]!;
+      if (!kindOf(event).modelOutput) continue;
+      for (const marker of (event as ModelOutput).markers)
         for (const number of marker.cited) if (number.source !== null) found.add(number.source);
     }
     ids = found;
     citedByView.set(view, ids);
+    lastCited = { events, ids };
   }
   return ids;
 }
+
+let lastCited: { events: readonly Event[]; ids: ReadonlySet<string> } | undefined;

@@ -52,11 +52,17 @@ export function xml(options: XmlOptions = {}): Show {
   for (const [type, path] of order) checkPath(type, path, "order");
   if (cite !== null) checkName(cite, "cite attribute name");
   const layout = { fields, tags, order, cite };
+  const orderOf = (element: Element) => orderValue(order, element);
+  // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
+  const byNumbering = new WeakMap<Numbering, Map<Element, Made>>();
   return (elements, numbering, _tool, citations) => {
-    const context = { ...layout, numbering, citations };
-    return nest(elements, (element) => orderValue(order, element))
-      .map((node) => render(node, false, context))
-      .join("\n");
+    let made = byNumbering.get(numbering);
+    if (made === undefined) byNumbering.set(numbering, (made = new Map()));
+    const context = { ...layout, numbering, citations, made };
+    const roots = nest(elements, orderOf);
+    let shown = roots.length === 0 ? "" : render(roots[0]!, false, context);
+    for (let index = 1; index < roots.length; index += 1) shown += `\n${render(roots[index]!, false, context)}`;
+    return shown;
   };
 }
 
@@ -67,58 +73,87 @@ interface RenderContext {
   cite: string | null;
   numbering: Numbering;
   citations: CitationStrategy | null;
+  made: Map<Element, Made>;
+}
+
+/** What an element renders to with one citation strategy: its tag, its opening as a root and as a part, its text. */
+interface Made {
+  citations: CitationStrategy | null;
+  tag: string;
+  text: string;
+  root?: string;
+  part?: string;
 }
 
 function render(node: Nested, nested: boolean, context: RenderContext): string {
   const { element } = node;
-  const tag = tagOf(element, context.tags);
-  const attributes = attributesOf(element, nested, context)
-    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
-    .join("");
-  const text = Source.is(element) && typeof element.text === "string" ? escapeText(element.text) : "";
-  const parts = node.parts.map((part) => render(part, true, context));
-  if (text === "" && parts.length === 0) return `<${tag}${attributes}/>`;
-  const inner = parts.length === 0 ? text : `${text}\n${parts.join("\n")}\n`;
-  return `<${tag}${attributes}>${inner}</${tag}>`;
+  let made = context.made.get(element);
+  if (made === undefined || made.citations !== context.citations) {
+    made = {
+      citations: context.citations,
+      tag: tagOf(element, context.tags),
+      text: Source.is(element) && typeof element.text === "string" ? escapeText(element.text) : "",
+    };
+    context.made.set(element, made);
+  }
+  let opening = nested ? made.part : made.root;
+  if (opening === undefined) {
+    opening = openingOf(element, made.tag, nested, context);
+    // A whole with no number yet may have one once more events are numbered: that opening is made again.
+    if (nested) made.part = opening;
+    else if (element.ref === null || element.ref === undefined || context.numbering.numberOf(element.ref) !== undefined)
+      made.root = opening;
+  }
+  const { tag, text } = made;
+  if (node.parts.length === 0) return text === "" ? `<${opening}/>` : `<${opening}>${text}</${tag}>`;
+  let inner = text;
+  for (const part of node.parts) inner += `\n${render(part, true, context)}`;
+  return `<${opening}>${inner}\n</${tag}>`;
 }
 
-function attributesOf(element: Element, nested: boolean, context: RenderContext): [string, string][] {
+/**
+ * An element's tag and attributes: its number as `id`, a Source's marker, the whole it is part of (when it
+ * is not nested inside it), then each field `fields` shows, or every added field and property. `id`, the
+ * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
+ */
+function openingOf(element: Element, tag: string, nested: boolean, context: RenderContext): string {
   const number = numberOf(element.id, context.numbering);
-  const own: [string, string][] = [["id", String(number)]];
-  if (context.cite !== null && context.citations !== null && Source.is(element))
-    own.push([context.cite, context.citations.write(number)]);
+  const source = Source.is(element);
+  let opening = `${tag} id="${escapeAttribute(String(number))}"`;
+  const used = ["id"];
+  if (context.cite !== null && context.citations !== null && source) {
+    opening += ` ${context.cite}="${escapeAttribute(context.citations.write(number))}"`;
+    used.push(context.cite);
+  }
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
   if (whole !== undefined) {
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
-    own.push([wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole)]);
+    const name = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
+    opening += ` ${name}="${escapeAttribute(String(whole))}"`;
+    used.push(name);
   }
-  const reserved = new Set(["id", ...(context.cite === null ? [] : [context.cite]), ...own.map(([name]) => name)]);
-  const used = new Set(own.map(([name]) => name));
-  const attributes = own;
-  for (const [name, value] of shownFields(element, context.fields)) {
+  const reserved = context.cite === null ? ["id", ...used] : ["id", context.cite, ...used];
+  const add = (name: string, value: unknown) => {
     const text = attributeValue(value);
-    const shownName = reserved.has(name) || used.has(name) ? `data-${name}` : name;
-    if (text === undefined || used.has(shownName)) continue;
-    used.add(shownName);
-    attributes.push([shownName, text]);
+    const shownName = reserved.includes(name) || used.includes(name) ? `data-${name}` : name;
+    if (text === undefined || used.includes(shownName)) return;
+    used.push(shownName);
+    opening += ` ${shownName}="${escapeAttribute(text)}"`;
+  };
+  const listed = nearestKind(context.fields, element);
+  if (listed !== undefined) {
+    for (const path of Object.keys(listed)) add(listed[path]!, readPath(element, path));
+    return opening;
   }
-  return attributes;
-}
-
-/** The attributes a type shows besides its own: the paths `fields` lists for it, else every added field and property. */
-function shownFields(element: Element, fields: ByType<Readonly<Record<string, string>>>): [string, unknown][] {
-  const listed = nearestKind(fields, element);
-  if (listed !== undefined) return Object.entries(listed).map(([path, name]) => [name, readPath(element, path)]);
-  const own = Object.entries(element).filter(
-    ([key]) => !BASE_FIELDS.has(key) && !(key === "text" && Source.is(element)),
-  );
-  const properties = Object.entries(element.properties ?? {}).map(([key, value]): [string, unknown] => [
-    attributeName(key),
-    value,
-  ]);
-  return [...own, ...properties];
+  for (const key of Object.keys(element)) {
+    if (BASE_FIELDS.has(key) || (key === "text" && source)) continue;
+    add(key, (element as unknown as Record<string, unknown>)[key]);
+  }
+  const properties: Record<string, unknown> = element.properties ?? {};
+  for (const key of Object.keys(properties)) add(attributeName(key), properties[key]);
+  return opening;
 }
 
 function tagOf(element: Element, tags: ByType<string>): string {
@@ -188,9 +223,17 @@ export function checkName(name: string, what: string): void {
 
 /** A properties key as an attribute name: characters an XML name cannot hold become "_". */
 export function attributeName(key: string): string {
-  const name = key.replace(/[^\p{L}\p{N}_.-]/gu, "_");
-  return NAME.test(name) ? name : `_${name}`;
+  let name = attributeNames.get(key);
+  if (name === undefined) {
+    const replaced = key.replace(/[^\p{L}\p{N}_.-]/gu, "_");
+    name = NAME.test(replaced) ? replaced : `_${replaced}`;
+    if (attributeNames.size < 10_000) attributeNames.set(key, name);
+  }
+  return name;
 }
+
+// Elements of one type share their properties keys: each is made a name once.
+const attributeNames = new Map<string, string>();
 
 /** An attribute value as text: strings as they are, other JSON values as JSON; null and undefined as absent. */
 export function attributeValue(value: unknown): string | undefined {
@@ -215,6 +258,9 @@ export type OrderValue = number | string | undefined;
  * value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
  */
 export function nest(elements: readonly Element[], orderOf: (element: Element) => OrderValue): Nested[] {
+  // Elements that name no whole are each a root, in arrival order.
+  if (elements.every((element) => element.ref === null || element.ref === undefined))
+    return elements.map((element) => ({ element, parts: [] }));
   const firstIndex = new Map<string, number>();
   elements.forEach((element, index) => {
     if (!firstIndex.has(element.id)) firstIndex.set(element.id, index);
@@ -224,13 +270,13 @@ export function nest(elements: readonly Element[], orderOf: (element: Element) =
     return found === index ? undefined : found;
   });
   elements.forEach((_, index) => {
-    const seen = new Set<number>();
-    for (let at = whole[index]; at !== undefined && !seen.has(at); at = whole[at]) {
+    // A chain of wholes that does not come back to this element within as many steps as there are elements never does.
+    let steps = 0;
+    for (let at = whole[index]; at !== undefined && steps < elements.length; at = whole[at], steps += 1) {
       if (at === index) {
         whole[index] = undefined;
         break;
       }
-      seen.add(at);
     }
   });
   const nodes: Nested[] = elements.map((element) => ({ element, parts: [] }));
@@ -244,6 +290,7 @@ export function nest(elements: readonly Element[], orderOf: (element: Element) =
 }
 
 function sorted(parts: Nested[], orderOf: (element: Element) => OrderValue): Nested[] {
+  if (parts.length < 2) return parts;
   const keyed = parts.map((node) => ({ node, key: orderOf(node.element) }));
   const withValue = keyed.filter((entry) => entry.key !== undefined).sort((a, b) => compare(a.key!, b.key!));
   const without = keyed.filter((entry) => entry.key === undefined);
