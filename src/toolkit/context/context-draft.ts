@@ -252,8 +252,9 @@ export class ThreadCache {
   factsOf(event: Event): Facts {
     let facts = this.facts.get(event);
     if (facts === undefined) {
-      const kind = kindOf(event);
-      facts = { ...kind, handle: kind.resultOf === null ? undefined : this.handles.handleOf(kind.resultOf) };
+      const { input, modelOutput, compaction, reopened, result, resultOf } = kindOf(event);
+      const handle = resultOf === null ? undefined : this.handles.handleOf(resultOf);
+      facts = { input, modelOutput, compaction, reopened, result, resultOf, handle };
       this.facts.set(event, facts);
     }
     return facts;
@@ -843,7 +844,9 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
 const changes = new WeakMap<ReadonlyMap<string, ResultShape>, Sizes>();
 
 function formsOf(states: ResultStates): Map<string, Form> {
-  return new Map([...states].map(([handle, state]) => [handle, state.form]));
+  const forms = new Map<string, Form>();
+  for (const [handle, state] of states) forms.set(handle, state.form);
+  return forms;
 }
 
 /** The forms that floors lift the elements of a result to, above its own form, reading only the trace before the call. */

@@ -13,6 +13,7 @@ import type { ToolDef } from "../../ports/messages.js";
 import type { Limit, Tool, ToolCallContext } from "../../runtime/contracts.js";
 import { type FunctionTool, tool } from "../../runtime/tools/function-tool.js";
 import { ElementId, type Handles, ResultHandle } from "../../runtime/tools/ids.js";
+import { kindOf } from "./shrink.js";
 
 const NOTHING_NAMED = "Name at least one element number in elements or one result handle in results.";
 
@@ -181,18 +182,21 @@ export class Recordings {
   /** Read events that follow those read so far. */
   append(events: readonly Event[]): void {
     for (const event of events) {
-      if (ModelOutput.is(event)) {
-        for (const call of event.toolCalls) {
+      // The kind of each event is read once, and kept for the other readers of the thread.
+      const kind = kindOf(event);
+      if (kind.modelOutput) {
+        for (const call of (event as ModelOutput).toolCalls) {
           if (this.calls.has(call.id)) this.missed = true;
           this.calls.set(call.id, call);
         }
       }
-      if (!ToolOutput.is(event)) continue;
-      if (event.callId !== null && !this.outputs.has(event.callId)) this.outputs.set(event.callId, event);
+      if (!kind.result) continue;
+      const output = event as ToolOutput;
+      if (output.callId !== null && !this.outputs.has(output.callId)) this.outputs.set(output.callId, output);
       // A reopen result holds no elements of its own: content is drawn from where a tool first recorded it.
-      if (Reopened.is(event)) continue;
-      event.elements.forEach((element, index) => {
-        if (!this.firsts.has(element.id)) this.firsts.set(element.id, { output: event, index });
+      if (kind.reopened) continue;
+      output.elements.forEach((element, index) => {
+        if (!this.firsts.has(element.id)) this.firsts.set(element.id, { output, index });
       });
     }
   }

@@ -31,6 +31,8 @@ export interface EventKind {
   modelOutput: boolean;
   compaction: boolean;
   reopened: boolean;
+  /** Whether the event is a tool's result (a ToolOutput). */
+  result: boolean;
   /** The call id of a result, or null for a result without one and for any other event. */
   resultOf: string | null;
 }
@@ -47,6 +49,7 @@ export function kindOf(event: Event): EventKind {
       modelOutput: ModelOutput.is(event),
       compaction: Compaction.is(event),
       reopened: Reopened.is(event),
+      result: ToolOutput.is(event),
       resultOf: ToolOutput.is(event) ? event.callId : null,
     };
     kinds.set(event, kind);

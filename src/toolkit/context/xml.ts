@@ -51,14 +51,13 @@ export function xml(options: XmlOptions = {}): Show {
   for (const tag of tags.values()) checkName(tag, "tag");
   for (const [type, path] of order) checkPath(type, path, "order");
   if (cite !== null) checkName(cite, "cite attribute name");
-  const layout = { fields, tags, order, cite };
   const orderOf = (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
   const byNumbering = new WeakMap<Numbering, Map<Element, Made>>();
   return (elements, numbering, _tool, citations) => {
     let made = byNumbering.get(numbering);
     if (made === undefined) byNumbering.set(numbering, (made = new Map()));
-    const context = { ...layout, numbering, citations, made };
+    const context: RenderContext = { fields, tags, order, cite, numbering, citations, made };
     const roots = nest(elements, orderOf);
     let shown = roots.length === 0 ? "" : render(roots[0]!, false, context);
     for (let index = 1; index < roots.length; index += 1) shown += `\n${render(roots[index]!, false, context)}`;
