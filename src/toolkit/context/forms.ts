@@ -150,6 +150,7 @@ export function shortened(shorten: Shorten, output: ToolOutput, limits: ModelLim
     );
   }
   // The header stays the recorded one: a Shorten decides what the model reads, not which call it answers.
+  if (made === output) return output;
   return { ...made, type: output.type, callId: output.callId, stream: output.stream, seq: output.seq };
 }
 

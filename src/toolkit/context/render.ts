@@ -188,18 +188,20 @@ export function shownResult(
   if (shape.form === FULL)
     return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
   const compressed = formed(policy.shortenFor(name, COMPRESSED), output, limits, tool);
-  const lifted = [...shape.floors.values()].includes(FULL) ? full() : null;
-  const elements = output.elements.flatMap((element, index): Element[] => {
+  let lifted: ToolOutput | null = null;
+  for (const form of shape.floors.values()) if (form === FULL) lifted = full();
+  const elements: Element[] = [];
+  output.elements.forEach((element, index) => {
     const form = Math.max(shape.form, shape.floors.get(element.id) ?? STUBBED) as Form;
-    if (form === FULL) return [lifted!.elements[index]!];
-    return form === COMPRESSED ? [compressed.elements[index]!] : [];
+    if (form === FULL) elements.push(lifted!.elements[index]!);
+    else if (form === COMPRESSED) elements.push(compressed.elements[index]!);
   });
   const body =
     shape.form === COMPRESSED
       ? resultContent({ ...compressed, elements }, shown(elements, tool, show))
       : shown(elements, tool, show);
   const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
-  return { ...capped(body, line, name, shaping), shortened: true };
+  return { content: capped(body, line, name, shaping).content, shortened: true };
 }
 
 function shown(elements: readonly Element[], tool: string | null, show: Shaping["show"]): string {

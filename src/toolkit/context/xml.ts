@@ -291,6 +291,8 @@ export function nest(elements: readonly Element[], orderOf: (element: Element) =
 function sorted(parts: Nested[], orderOf: (element: Element) => OrderValue): Nested[] {
   if (parts.length < 2) return parts;
   const keyed = parts.map((node) => ({ node, key: orderOf(node.element) }));
+  // Parts without a value keep arrival order.
+  if (keyed.every((entry) => entry.key === undefined)) return parts;
   const withValue = keyed.filter((entry) => entry.key !== undefined).sort((a, b) => compare(a.key!, b.key!));
   const without = keyed.filter((entry) => entry.key === undefined);
   return [...withValue, ...without].map((entry) => entry.node);
