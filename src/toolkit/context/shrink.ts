@@ -90,20 +90,40 @@ export function unitsOf(events: readonly Event[], unit: Unit): readonly UnitSpan
   let byUnit = unitsByEvents.get(events);
   if (byUnit === undefined) unitsByEvents.set(events, (byUnit = new Map()));
   let units = byUnit.get(unit);
-  if (units === undefined) byUnit.set(unit, (units = findUnits(events, unit)));
+  if (units === undefined) {
+    // Each view of a build, and each build, asks about a list that extends the last one asked about.
+    const last = lastUnits.get(unit);
+    const extended = last !== undefined && unit !== "rounds" && extendsList(last.events, events) ? last : undefined;
+    byUnit.set(unit, (units = findUnits(events, unit, extended)));
+    lastUnits.set(unit, { events, units });
+  }
   return units;
 }
 
-function findUnits(events: readonly Event[], unit: Unit): UnitSpan[] {
+// The units of the last list asked about, by unit.
+const lastUnits = new Map<Unit, { events: readonly Event[]; units: readonly UnitSpan[] }>();
+
+// The units of `events`; of turns and results, those of an earlier list that `events` extends are kept, but its last turn.
+function findUnits(
+  events: readonly Event[],
+  unit: Unit,
+  earlier?: { events: readonly Event[]; units: readonly UnitSpan[] },
+): UnitSpan[] {
   if (unit === "results") {
-    return events.flatMap((event, index) => {
-      const callId = kindOf(event).resultOf;
-      return callId !== null ? [{ start: index, results: [callId] }] : [];
-    });
+    const found = earlier === undefined ? [] : [...earlier.units];
+    for (let index = earlier?.events.length ?? 0; index < events.length; index += 1) {
+      const callId = kindOf(events[index]!).resultOf;
+      if (callId !== null) found.push({ start: index, results: [callId] });
+    }
+    return found;
   }
   if (unit === "turns") {
     const starts = turnStartsOf(events);
-    return starts.map((start, at) => ({ start, results: resultsIn(events, start, starts[at + 1] ?? events.length) }));
+    const kept = earlier === undefined ? 0 : Math.max(0, earlier.units.length - 1);
+    const found = earlier === undefined ? [] : earlier.units.slice(0, kept);
+    for (let at = kept; at < starts.length; at += 1)
+      found.push({ start: starts[at]!, results: resultsIn(events, starts[at]!, starts[at + 1] ?? events.length) });
+    return found;
   }
   const rounds: UnitSpan[] = [];
   const roundOf = new Map<string, UnitSpan>();
