@@ -1,5 +1,5 @@
 /** ChatRequest: what one model call sends, with its size in characters and its hash. */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { canonicalJson } from "../domain/json.js";
 import { messageClass, type ContentPart, type Message, type ToolDef } from "./messages.js";
 
@@ -23,16 +23,16 @@ export class ChatRequest {
    */
   get characters(): number {
     return (this.memo.characters ??=
-      this.messages.reduce((sum, message) => sum + messageCharacters(message), 0) +
-      this.tools.reduce(
-        (sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length,
-        0,
-      ));
+      messagesCharacters(this.messages) + this.tools.reduce((sum, tool) => sum + toolCharacters(tool), 0));
   }
 
-  /** The SHA-256 of this request as canonical JSON (sorted keys, no whitespace, classes named, bytes as base64). */
+  /**
+   * The SHA-256 of this request as canonical JSON (sorted keys, no whitespace, classes named, bytes as base64).
+   * Each message's JSON is made once, and the hash goes on from the state it had after the longest run of
+   * equal first messages that a recent request hashed: the next call of a thread hashes what it added.
+   */
   get hash(): string {
-    return (this.memo.hash ??= createHash("sha256").update(canonicalJson(this.toCanonical())).digest("hex"));
+    return (this.memo.hash ??= requestHash(this.messages, this.tools));
   }
 
   /** This request as the plain JSON value that the hash is taken over. */
@@ -42,6 +42,163 @@ export class ChatRequest {
       tools: this.tools.map((tool) => ({ class: "ToolDef", ...tool })),
     };
   }
+}
+
+// Messages and tool definitions are plain data that no one changes once a request holds them: each one's
+// canonical JSON and characters are made once, for the object.
+const messageTexts = new WeakMap<Message, string>();
+const toolTexts = new WeakMap<ToolDef, string>();
+const messageSizes = new WeakMap<Message, number>();
+const toolSizes = new WeakMap<ToolDef, number>();
+
+function messageText(message: Message): string {
+  let text = messageTexts.get(message);
+  if (text === undefined) {
+    text = plainText(message) ?? canonicalJson({ class: messageClass(message), ...canonicalMessage(message) });
+    messageTexts.set(message, text);
+  }
+  return text;
+}
+
+/**
+ * The canonical JSON of a message that has its type's fields alone, each of its usual kind, written out
+ * with the keys in sorted order (class, content, reasoning, toolCallId, toolCalls); undefined for any other
+ * message, which goes the general way. The same text, without sorting the keys of every message.
+ */
+function plainText(message: Message): string | undefined {
+  const head = `{"class":"${messageClass(message)}","content":`;
+  const fields = Object.keys(message).length;
+  switch (message.role) {
+    case "system":
+    case "user":
+      if (fields !== 2 || typeof message.content !== "string") return undefined;
+      return `${head}${JSON.stringify(message.content)}}`;
+    case "tool":
+      if (fields !== 3 || typeof message.content !== "string" || typeof message.toolCallId !== "string")
+        return undefined;
+      return `${head}${JSON.stringify(message.content)},"toolCallId":${JSON.stringify(message.toolCallId)}}`;
+    case "assistant": {
+      const { content, reasoning, toolCalls } = message;
+      if (fields !== 4 || typeof content !== "string" || !Array.isArray(toolCalls)) return undefined;
+      if (reasoning !== null && typeof reasoning !== "string") return undefined;
+      return `${head}${JSON.stringify(content)},"reasoning":${JSON.stringify(reasoning)},"toolCalls":${canonicalJson(toolCalls)}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function toolText(tool: ToolDef): string {
+  let text = toolTexts.get(tool);
+  if (text === undefined) toolTexts.set(tool, (text = canonicalJson({ class: "ToolDef", ...tool })));
+  return text;
+}
+
+/** The opening of every request's canonical JSON: its keys sorted, "messages" comes before "tools". */
+const OPENING = '{"messages":[';
+/** Hash states kept per hashed request: about one per this many characters of its messages. */
+const MARK_CHARACTERS = 64 * 1024;
+/** How many recent requests a new one may go on from, for its hash and for its characters. */
+const KEPT_REQUESTS = 16;
+/** Requests of fewer messages count their characters at once (the context builder counts each event's so). */
+const COUNTED_APART = 64;
+
+/** A recent request's messages: a new request goes on from the one it shares the most first messages with. */
+interface Recent {
+  readonly messages: readonly Message[];
+}
+
+/** A hashed request: its messages' texts, and the hash states after some of them (`at` texts hashed, after OPENING). */
+interface Hashed extends Recent {
+  readonly texts: readonly string[];
+  readonly marks: readonly { at: number; state: Hash }[];
+}
+
+/** A counted request: the characters of its first `index` messages at each index, from 0 to all of them. */
+interface Counted extends Recent {
+  readonly sums: readonly number[];
+}
+
+/** The most recently hashed and counted requests, the latest last. */
+const hashed: Hashed[] = [];
+const counted: Counted[] = [];
+
+/**
+ * The recent request that shares the most first messages with `messages` (`same` says whether its message
+ * at an index is the same), and how many it shares. The latest that the new one begins with whole ends
+ * the search: the next call of a thread goes on from the one before.
+ */
+function sharedStart<T extends Recent>(
+  kept: readonly T[],
+  messages: readonly Message[],
+  same: (candidate: T, index: number) => boolean,
+): [T | undefined, number] {
+  let base: T | undefined;
+  let shared = 0;
+  for (let index = kept.length - 1; index >= 0; index--) {
+    const candidate = kept[index]!;
+    const length = Math.min(messages.length, candidate.messages.length);
+    let count = 0;
+    while (count < length && same(candidate, count)) count++;
+    if (count > shared) [base, shared] = [candidate, count];
+    if (count === candidate.messages.length && count > 0) break;
+  }
+  return [base, shared];
+}
+
+/** Keep a request among the recent ones; one that it begins with whole is not kept twice. */
+function keep<T extends Recent>(kept: T[], request: T, base: T | undefined, shared: number): void {
+  if (base !== undefined && base.messages.length <= shared) kept.splice(kept.indexOf(base), 1);
+  kept.push(request);
+  if (kept.length > KEPT_REQUESTS) kept.shift();
+}
+
+/**
+ * The SHA-256 of `{"messages":[...],"tools":[...]}` as canonical JSON, the same as hashing the whole text.
+ * It goes on from the hash state of the recent request that shares the most first messages (the same
+ * objects, or equal texts), so only the rest is hashed.
+ */
+function requestHash(messages: readonly Message[], tools: readonly ToolDef[]): string {
+  const looked: (string | undefined)[] = [];
+  const textAt = (index: number) => (looked[index] ??= messageText(messages[index]!));
+  const [base, shared] = sharedStart(
+    hashed,
+    messages,
+    (candidate, index) => candidate.messages[index] === messages[index] || candidate.texts[index] === textAt(index),
+  );
+  const texts = base?.texts.slice(0, shared) ?? [];
+  for (let index = shared; index < messages.length; index++) texts.push(textAt(index));
+  const marks = base?.marks.filter((mark) => mark.at <= shared) ?? [];
+  const from = marks.at(-1);
+  const state = from ? from.state.copy() : createHash("sha256").update(OPENING);
+  let unmarked = 0;
+  for (let index = from?.at ?? 0; index < texts.length; index++) {
+    const text = texts[index]!;
+    if (index > 0) state.update(",");
+    state.update(text);
+    unmarked += text.length;
+    if (unmarked >= MARK_CHARACTERS || index === texts.length - 1) {
+      marks.push({ at: index + 1, state: state.copy() });
+      unmarked = 0;
+    }
+  }
+  keep(hashed, { messages, texts, marks }, base, shared);
+  return state.update(`],"tools":[${tools.map(toolText).join(",")}]}`).digest("hex");
+}
+
+/** The characters of the messages, going on from the recent request that shares the most first messages (the same objects). */
+function messagesCharacters(messages: readonly Message[]): number {
+  if (messages.length < COUNTED_APART) return messages.reduce((sum, message) => sum + messageCharacters(message), 0);
+  const [base, shared] = sharedStart(
+    counted,
+    messages,
+    (candidate, index) => candidate.messages[index] === messages[index],
+  );
+  const sums = base?.sums.slice(0, shared + 1) ?? [0];
+  for (let index = shared; index < messages.length; index++)
+    sums.push(sums[index]! + messageCharacters(messages[index]!));
+  keep(counted, { messages, sums }, base, shared);
+  return sums[messages.length]!;
 }
 
 function canonicalMessage(message: Message): Record<string, unknown> {
@@ -58,6 +215,19 @@ function canonicalPart(part: ContentPart): Record<string, unknown> {
 }
 
 function messageCharacters(message: Message): number {
+  let size = messageSizes.get(message);
+  if (size === undefined) messageSizes.set(message, (size = countCharacters(message)));
+  return size;
+}
+
+function toolCharacters(tool: ToolDef): number {
+  let size = toolSizes.get(tool);
+  if (size === undefined)
+    toolSizes.set(tool, (size = tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length));
+  return size;
+}
+
+function countCharacters(message: Message): number {
   switch (message.role) {
     case "user":
       return typeof message.content === "string"

@@ -1,7 +1,7 @@
 /** Budget: how many model calls of a turn may call tools, and when the tools are withdrawn. */
 import { ModelOutput, Response, type Event } from "../domain/events.js";
 import { ValueError } from "../domain/errors.js";
-import { lastTurnStart, type Trace } from "../domain/trace.js";
+import type { Trace } from "../domain/trace.js";
 
 /** The settings of a Budget. */
 export interface BudgetOptions {
@@ -41,7 +41,7 @@ export class Budget {
 
   /** The tool-calling model outputs that count, in the running turn of a stream's trace. */
   counted(trace: Trace): ModelOutput[] {
-    return countedEvents(trace.events, this.resetsOnAnswer).filter(
+    return countedEvents(trace.turn, this.resetsOnAnswer).filter(
       (event): event is ModelOutput => ModelOutput.is(event) && event.toolCalls.length > 0,
     );
   }
@@ -66,12 +66,11 @@ export class Budget {
   }
 }
 
-function countedEvents(events: readonly Event[], resetsOnAnswer: boolean): readonly Event[] {
-  const from = lastTurnStart(events);
-  if (!resetsOnAnswer) return events.slice(from);
-  // The last answer of the running turn, looked for from the end: the turn's events alone are read.
-  for (let index = events.length - 1; index > from; index--) {
-    if (Response.is(events[index]!)) return events.slice(index);
+function countedEvents(turn: readonly Event[], resetsOnAnswer: boolean): readonly Event[] {
+  if (!resetsOnAnswer) return turn;
+  // The last answer of the running turn, looked for from the end.
+  for (let index = turn.length - 1; index > 0; index--) {
+    if (Response.is(turn[index]!)) return turn.slice(index);
   }
-  return events.slice(from);
+  return turn;
 }

@@ -205,7 +205,7 @@ export class AgentCatalog {
    * resources. A task's stream (opened by a TaskInput) runs the graph of the delegation that handed it off.
    */
   async graphFor(threadId: string, agent: string, trace: Trace, stream = "main"): Promise<Graph> {
-    const opening = trace.stream(stream).events.findLast((event): event is Input => Input.is(event));
+    const opening = trace.stream(stream).lastOf(Input);
     if (!opening) throw new UnknownThreadError(`Thread "${threadId}" has no input on stream "${stream}" to run.`);
     if (TaskInput.is(opening)) {
       return taskGraph(trace, opening, (parent, before) => this.graphFor(threadId, agent, before, parent), {

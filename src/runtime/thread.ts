@@ -73,7 +73,7 @@ export class Thread {
     const run = () => runTurn(this.recorder(lease), graph, { agent: this.agent, observer, ...options });
     // The observer is told of the input that opened the turn only while that turn is not over.
     const over = pendingNode(graph, { threadId: this.id, agent: this.agent, stream: MAIN, trace }) === END;
-    const opening = over ? null : (trace.stream(MAIN).byType(Input).at(-1) ?? null);
+    const opening = over ? null : (trace.stream(MAIN).lastOf(Input) ?? null);
     return await observedRun(observer, { threadId: this.id, agent: this.agent, opening }, run);
   }
 

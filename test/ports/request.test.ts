@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/domain/json.js";
 import {
   AssistantMessage,
   ChatRequest,
@@ -174,6 +175,55 @@ describe("ChatRequest.hash", () => {
     const hashes = new Set([new ChatRequest(base, [SEARCH]).hash, ...variants.map((variant) => variant.hash)]);
 
     expect(hashes.size).toBe(variants.length + 1);
+  });
+});
+
+describe("ChatRequest.hash, going on from earlier requests", () => {
+  /** The hash as it was always taken: SHA-256 over the whole request's canonical JSON at once. */
+  const whole = (request: ChatRequest) =>
+    createHash("sha256").update(canonicalJson(request.toCanonical())).digest("hex");
+
+  it("is the hash of the whole text when requests share first messages, change one, drop some, or interleave", () => {
+    // Tool results of 2 KB: a thread of them passes the size at which hash states are kept (64 KB).
+    const big = (turn: number) => `result ${turn} `.repeat(200);
+    const threads = [0, 1].map((thread): Message[] => [
+      SystemMessage(`Prompt ${thread}.`),
+      UserMessage(`Question ${thread}?`),
+    ]);
+    const requests: ChatRequest[] = [];
+    for (let pass = 0; pass < 45; pass++) {
+      for (const [thread, messages] of threads.entries()) {
+        messages.push(
+          AssistantMessage("", { toolCalls: [{ id: `c${pass}`, name: "search", arguments: { pass, thread } }] }),
+          ToolResult(`c${pass}`, big(pass)),
+        );
+        // A new object for the prompt each time (as a build makes it), equal to the one before.
+        messages[0] = SystemMessage(`Prompt ${thread}.`);
+        // Now and then a result in the middle is shrunk, or the first ones are dropped.
+        if (pass % 7 === 3) messages[5] = ToolResult("c1", "shrunk");
+        if (pass % 11 === 10) messages.splice(1, 4);
+        requests.push(new ChatRequest([...messages], [SEARCH]));
+        requests.push(new ChatRequest(messages.slice(0, messages.length - 2), pass % 2 === 0 ? [SEARCH] : []));
+      }
+    }
+    requests.push(new ChatRequest([], [SEARCH]), new ChatRequest([]));
+    // Messages the usual way and otherwise: parts, reasoning, a missing or an extra field.
+    const unusual = [
+      ...messages(),
+      AssistantMessage("Sure.", { reasoning: "Because." }),
+      { ...ToolResult("c1", "found"), note: "extra" },
+      { role: "assistant", content: "No calls.", toolCalls: [{ id: "c", name: "t", arguments: { b: 1, a: [2] } }] },
+      { role: "user", content: "Hi.", reasoning: undefined },
+    ] as Message[];
+    requests.push(new ChatRequest(unusual, [SEARCH]), new ChatRequest(unusual.slice(4), [SEARCH]));
+
+    expect(requests.map((request) => request.hash)).toEqual(requests.map(whole));
+    // The characters too go on from earlier requests (those of 64 messages or more): the same as counting each message.
+    const apart = (request: ChatRequest) =>
+      request.messages.reduce((sum, message) => sum + new ChatRequest([message]).characters, 0) +
+      new ChatRequest([], request.tools).characters;
+    expect(requests.some((request) => request.messages.length >= 64)).toBe(true);
+    expect(requests.map((request) => request.characters)).toEqual(requests.map(apart));
   });
 });
 

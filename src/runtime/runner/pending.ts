@@ -1,6 +1,5 @@
 /** Where a turn stands: the node that has work now, found from the trace alone (so a crash loses nothing). */
 import { Input, type Event } from "../../domain/events.js";
-import { turnStarts } from "../../domain/trace.js";
 import type { StepContext } from "../contracts.js";
 import { GraphError } from "../errors.js";
 import { END, type Graph } from "../graph.js";
@@ -12,10 +11,10 @@ import { END, type Graph } from "../graph.js";
  */
 export function pendingNode(graph: Graph, context: Omit<StepContext, "node">): string {
   const stream = context.trace.stream(context.stream);
-  const events = stream.events;
-  const start = turnStarts(events).at(-1);
-  if (start === undefined) return END;
-  const last: Event = events.at(-1)!;
+  // The running turn starts with an input; a stream without one has no turn.
+  const opening = stream.turn[0];
+  if (opening === undefined || !Input.is(opening)) return END;
+  const last: Event = stream.last!;
   let node = !Input.is(last) && last.origin !== null && graph.has(last.origin) ? last.origin : graph.start;
   const visited: string[] = [];
   while (node !== END) {

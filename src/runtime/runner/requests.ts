@@ -13,7 +13,7 @@ import {
   unansweredRequests,
 } from "../../domain/requests.js";
 import { MAIN } from "../../domain/event-types.js";
-import { turnEvents, type Trace } from "../../domain/trace.js";
+import type { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
 import { append, appendFact, readTrace, type Recorder } from "./work.js";
 
@@ -22,12 +22,12 @@ export class AnswerRefusedError extends CallerError {}
 
 /** The Requests of the stream's running turn that no Response answers: while there is one, the turn waits. */
 export function waitingRequests(trace: Trace, stream: string): Request[] {
-  return unansweredRequests(turnEvents(trace.stream(stream).events));
+  return unansweredRequests(trace.stream(stream).turn);
 }
 
 /** The Requests of the stream's running turn that a person may answer now (no Failure ended the turn after them). */
 export function openRequests(trace: Trace, stream: string): Request[] {
-  return pendingRequests(turnEvents(trace.stream(stream).events));
+  return pendingRequests(trace.stream(stream).turn);
 }
 
 /**
@@ -36,7 +36,7 @@ export function openRequests(trace: Trace, stream: string): Request[] {
  */
 export function threadRequests(trace: Trace): Request[] {
   const main = trace.stream(MAIN);
-  const turn = turnEvents(main.events);
+  const turn = main.turn;
   const started = main.entries[main.length - turn.length]?.position ?? 0;
   const failed = main.entries.findLast((entry) => entry.position >= started && Failure.is(entry.event))?.position;
   const cut = failed ?? started;
@@ -58,7 +58,7 @@ export function streamOfRequest(trace: Trace, requestId: string): string {
  * the same checks as the Temporal workflow's Update validator.
  */
 export function refusal(trace: Trace, stream: string, requestId: string, payload: unknown): string | null {
-  const events = turnEvents(trace.stream(stream).events);
+  const events = trace.stream(stream).turn;
   const request = openRequests(trace, stream).find((candidate) => candidate.requestId === requestId);
   if (request === undefined) {
     const answered = events.some((event) => Response.is(event) && event.requestId === requestId);
@@ -102,7 +102,7 @@ export async function expireRequest(
 ): Promise<Response | Failure | null> {
   for (;;) {
     const trace = await readTrace(recorder.store, recorder.types, recorder.threadId);
-    const events = turnEvents(trace.stream(stream).events);
+    const events = trace.stream(stream).turn;
     const at = events.findIndex((event) => Request.is(event) && event.requestId === requestId);
     if (at < 0) return null;
     const later = events.slice(at + 1);

@@ -83,14 +83,15 @@ async function toppedUp(
   threadId: string,
   trace: Trace,
 ): Promise<Trace | undefined> {
-  const last = trace.entries.at(-1);
-  if (!last) return undefined;
+  const last = trace.last;
+  if (last === undefined) return undefined;
+  const position = trace.position;
   // Read from the cached last entry on: it must still be there as it was.
   let seen = false;
   const fresh: LogEntry<Event>[] = [];
-  for await (const entry of store.read(threadId, { after: last.position - 1 })) {
+  for await (const entry of store.read(threadId, { after: position - 1 })) {
     if (!seen) {
-      if (!sameEntry(entry, last)) return undefined;
+      if (!sameEntry(entry, position, last)) return undefined;
       seen = true;
       continue;
     }
@@ -112,14 +113,14 @@ async function decoded(
   return entries;
 }
 
-function sameEntry(entry: LogEntry<StoredEvent>, cached: LogEntry<Event>): boolean {
+function sameEntry(entry: LogEntry<StoredEvent>, position: number, cached: Event): boolean {
   const { event } = entry;
   return (
-    entry.position === cached.position &&
-    event.type === cached.event.type &&
-    event.stream === cached.event.stream &&
-    event.seq === cached.event.seq &&
-    event.ts === cached.event.ts
+    entry.position === position &&
+    event.type === cached.type &&
+    event.stream === cached.stream &&
+    event.seq === cached.seq &&
+    event.ts === cached.ts
   );
 }
 

@@ -7,7 +7,7 @@ import { TransientError } from "../../ports/errors.js";
 import { preparesRequests, type ChatModel, type PreparedRequest } from "../../ports/model.js";
 import type { ChatRequest } from "../../ports/request.js";
 import type { ContextBuilder, ExplainedForm, ModelContext, ModelStep, StepContext, Work } from "../contracts.js";
-import { streamTrace, turnEvents } from "../../domain/trace.js";
+import { streamTrace } from "../../domain/trace.js";
 
 /** The parts of an LlmStep. */
 export interface LlmStepOptions {
@@ -37,17 +37,17 @@ export class LlmStep implements ModelStep {
 
   /** One model call, unless the stream's last event is this node's output already. */
   plan(context: StepContext): Work[] {
-    const events = streamTrace(context).events;
-    const last = events.at(-1);
+    const trace = streamTrace(context);
+    const last = trace.last;
     if (ModelOutput.is(last) && last.origin === context.node) return [];
     const name = this.model.resolve(this.modelName);
-    return [{ key: String(events.length), kind: "model", name, summary: `${name}, pass ${passOf(events)}` }];
+    return [{ key: String(trace.length), kind: "model", name, summary: `${name}, pass ${passOf(trace.turn)}` }];
   }
 
   /** Whether the stream holds this node's ModelOutput at or after the stream length `key`. */
   done(context: StepContext, key: string): boolean {
     return streamTrace(context)
-      .events.slice(Number(key))
+      .from(Number(key))
       .some((event) => ModelOutput.is(event) && event.origin === context.node);
   }
 
@@ -115,7 +115,7 @@ function recordedOutput(output: ModelOutput, built: ModelContext, context: StepC
   });
 }
 
-/** The number of this model call in the running turn, from 1. */
-function passOf(events: readonly Event[]): number {
-  return turnEvents(events).filter((event) => ModelOutput.is(event)).length + 1;
+/** The number of this model call in the running turn (its events), from 1. */
+function passOf(turn: readonly Event[]): number {
+  return turn.filter((event) => ModelOutput.is(event)).length + 1;
 }

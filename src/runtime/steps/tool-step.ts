@@ -9,7 +9,7 @@ import {
   type ToolCall,
 } from "../../domain/events.js";
 import { ValueError } from "../../domain/errors.js";
-import { type Trace, streamTrace, turnEvents } from "../../domain/trace.js";
+import { type GrowingIndex, type Trace, streamTrace } from "../../domain/trace.js";
 import type { Budget } from "../budget.js";
 import type { Delegation, StepContext, TaskStep, Tool, Work } from "../contracts.js";
 import { isDelegation } from "../tools/delegation.js";
@@ -58,11 +58,11 @@ export class ToolStep implements TaskStep {
 
   /** One unit per call of the latest output that has no result yet, in call order. */
   plan(context: StepContext): Work[] {
-    const events = streamTrace(context).events;
-    const output = latestOutput(events);
+    const turn = streamTrace(context).turn;
+    const output = latestOutput(turn);
     if (!output) return [];
     // The latest output's calls are answered after it, in the running turn: its events alone are read.
-    const answered = answeredCalls(turnEvents(events));
+    const answered = answeredCalls(turn);
     return output.toolCalls
       .filter((call) => !answered.has(call.id))
       .map((call) => ({
@@ -76,15 +76,14 @@ export class ToolStep implements TaskStep {
   /** The delegation whose task the call `key` starts, or null when the call starts no task. */
   delegation(context: StepContext, key: string): Delegation | null {
     const trace = streamTrace(context);
-    const output = latestOutput(trace.events);
+    const output = latestOutput(trace.turn);
     const call = output?.toolCalls.find((candidate) => candidate.id === key);
     return output && call ? this.taskOf(trace, output, call) : null;
   }
 
+  /** Whether the stream holds a result of call `key` (the thread's index of answered calls, kept as it grows). */
   done(context: StepContext, key: string): boolean {
-    return streamTrace(context)
-      .byType(ToolOutput)
-      .some((output) => output.callId === key);
+    return context.trace.thread.index(ANSWERED).get(context.stream)?.has(key) ?? false;
   }
 
   /**
@@ -96,7 +95,7 @@ export class ToolStep implements TaskStep {
    */
   ready(context: StepContext, key: string): boolean {
     const trace = streamTrace(context);
-    const events = turnEvents(trace.events);
+    const events = trace.turn;
     const at = events.findLastIndex((event) => ModelOutput.is(event));
     const output = events[at] as ModelOutput | undefined;
     const index = output?.toolCalls.findIndex((call) => call.id === key) ?? -1;
@@ -118,7 +117,7 @@ export class ToolStep implements TaskStep {
   async run(context: StepContext, key: string): Promise<Event[]> {
     if (this.done(context, key)) return [];
     const trace = streamTrace(context);
-    const output = latestOutput(trace.events);
+    const output = latestOutput(trace.turn);
     const call = output?.toolCalls.find((candidate) => candidate.id === key);
     if (!output || !call) throw new ValueError(`The latest model output has no tool call "${key}".`);
     const header = { callId: call.id, stream: context.stream, origin: context.node };
@@ -142,7 +141,7 @@ export class ToolStep implements TaskStep {
         }),
       ];
     }
-    const turn = turnEvents(trace.events);
+    const turn = trace.turn;
     try {
       const result = await executeCall(tool, call, {
         trace: context.trace,
@@ -170,13 +169,27 @@ export class ToolStep implements TaskStep {
   }
 }
 
-function latestOutput(events: readonly Event[]): ModelOutput | undefined {
-  return turnEvents(events).findLast((event): event is ModelOutput => ModelOutput.is(event));
+/** The latest model output of the running turn (its events). */
+function latestOutput(turn: readonly Event[]): ModelOutput | undefined {
+  return turn.findLast((event): event is ModelOutput => ModelOutput.is(event));
 }
 
 function answeredCalls(events: readonly Event[]): Set<string> {
   return new Set(events.flatMap((event) => (ToolOutput.is(event) && event.callId !== null ? [event.callId] : [])));
 }
+
+/** The call ids that each stream's ToolOutputs answer. */
+const ANSWERED: GrowingIndex<Map<string, Set<string>>> = {
+  make: () => new Map(),
+  append(answered, events) {
+    for (const event of events) {
+      if (!ToolOutput.is(event) || event.callId === null) continue;
+      let calls = answered.get(event.stream);
+      if (!calls) answered.set(event.stream, (calls = new Set()));
+      calls.add(event.callId);
+    }
+  },
+};
 
 /** A short form of a call for logs and the Temporal UI, such as `search({"query":"bulky waste"})`. */
 function summary(call: ToolCall): string {

@@ -162,7 +162,7 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
         new ToolStep({ tools: [...offered, ...config.context.addedTools], budget, repeats: config.repeats }),
       )
       .addEdge(MODEL_NODE, (trace) =>
-        (trace.byType(ModelOutput).at(-1)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END,
+        (trace.lastOf(ModelOutput)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END,
       )
       .addEdge(TOOLS_NODE, (trace) => (budget.spent(trace) ? END : MODEL_NODE));
   }
