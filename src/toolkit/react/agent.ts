@@ -161,9 +161,7 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
         TOOLS_NODE,
         new ToolStep({ tools: [...offered, ...config.context.addedTools], budget, repeats: config.repeats }),
       )
-      .addEdge(MODEL_NODE, (trace) =>
-        (trace.lastOf(ModelOutput)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END,
-      )
+      .addEdge(MODEL_NODE, (trace) => ((trace.lastOf(ModelOutput)?.toolCalls.length ?? 0) > 0 ? TOOLS_NODE : END))
       .addEdge(TOOLS_NODE, (trace) => (budget.spent(trace) ? END : MODEL_NODE));
   }
 
