@@ -100,6 +100,8 @@ const OPENING = '{"messages":[';
 const MARK_CHARACTERS = 64 * 1024;
 /** How many recent requests a new one may go on from, for its hash and for its characters. */
 const KEPT_REQUESTS = 16;
+/** How many messages after those it shares a recent request may end and still end the search for one to go on from. */
+const NEAR_END = 8;
 /** Requests of fewer messages count their characters at once (the context builder counts each event's so). */
 const COUNTED_APART = 64;
 
@@ -110,13 +112,13 @@ interface Recent {
 
 /** A hashed request: its messages' texts, and the hash states after some of them (`at` texts hashed, after OPENING). */
 interface Hashed extends Recent {
-  readonly texts: readonly string[];
-  readonly marks: readonly { at: number; state: Hash }[];
+  readonly texts: string[];
+  readonly marks: { at: number; state: Hash }[];
 }
 
 /** A counted request: the characters of its first `index` messages at each index, from 0 to all of them. */
 interface Counted extends Recent {
-  readonly sums: readonly number[];
+  readonly sums: number[];
 }
 
 /** The most recently hashed and counted requests, the latest last. */
@@ -124,9 +126,10 @@ const hashed: Hashed[] = [];
 const counted: Counted[] = [];
 
 /**
- * The recent request that shares the most first messages with `messages` (`same` says whether its message
- * at an index is the same), and how many it shares. The latest that the new one begins with whole ends
- * the search: the next call of a thread goes on from the one before.
+ * The recent request that shares the most first messages with `messages` (the same objects, or those that
+ * `same` says are the same at an index), and how many it shares. One that ends at most a few messages
+ * after what it shares ends the search: the next call of a thread goes on from the call before it, which
+ * a shrink may have changed near its end; an older one could save hashing those few alone.
  */
 function sharedStart<T extends Recent>(
   kept: readonly T[],
@@ -137,11 +140,12 @@ function sharedStart<T extends Recent>(
   let shared = 0;
   for (let index = kept.length - 1; index >= 0; index--) {
     const candidate = kept[index]!;
-    const length = Math.min(messages.length, candidate.messages.length);
+    const earlier = candidate.messages;
+    const length = Math.min(messages.length, earlier.length);
     let count = 0;
-    while (count < length && same(candidate, count)) count++;
+    while (count < length && (earlier[count] === messages[count] || same(candidate, count))) count++;
     if (count > shared) [base, shared] = [candidate, count];
-    if (count === candidate.messages.length && count > 0) break;
+    if (count > 0 && count + NEAR_END >= earlier.length) break;
   }
   return [base, shared];
 }
@@ -161,14 +165,12 @@ function keep<T extends Recent>(kept: T[], request: T, base: T | undefined, shar
 function requestHash(messages: readonly Message[], tools: readonly ToolDef[]): string {
   const looked: (string | undefined)[] = [];
   const textAt = (index: number) => (looked[index] ??= messageText(messages[index]!));
-  const [base, shared] = sharedStart(
-    hashed,
-    messages,
-    (candidate, index) => candidate.messages[index] === messages[index] || candidate.texts[index] === textAt(index),
-  );
-  const texts = base?.texts.slice(0, shared) ?? [];
+  const [base, shared] = sharedStart(hashed, messages, (candidate, index) => candidate.texts[index] === textAt(index));
+  // A request that the new one begins with whole is dropped from the kept ones (keep): its lists are taken over.
+  const whole = base !== undefined && base.messages.length === shared;
+  const texts = whole ? base.texts : (base?.texts.slice(0, shared) ?? []);
   for (let index = shared; index < messages.length; index++) texts.push(textAt(index));
-  const marks = base?.marks.filter((mark) => mark.at <= shared) ?? [];
+  const marks = whole ? base.marks : (base?.marks.filter((mark) => mark.at <= shared) ?? []);
   const from = marks.at(-1);
   const state = from ? from.state.copy() : createHash("sha256").update(OPENING);
   let unmarked = 0;
@@ -186,15 +188,18 @@ function requestHash(messages: readonly Message[], tools: readonly ToolDef[]): s
   return state.update(`],"tools":[${tools.map(toolText).join(",")}]}`).digest("hex");
 }
 
-/** The characters of the messages, going on from the recent request that shares the most first messages (the same objects). */
+/** The characters of the messages, going on from the recent request that shares the most first messages (of the same characters). */
 function messagesCharacters(messages: readonly Message[]): number {
   if (messages.length < COUNTED_APART) return messages.reduce((sum, message) => sum + messageCharacters(message), 0);
   const [base, shared] = sharedStart(
     counted,
     messages,
-    (candidate, index) => candidate.messages[index] === messages[index],
+    // The sums hold for a message of the same characters, the same object or not (a prompt made anew each build).
+    (candidate, index) => candidate.sums[index + 1]! - candidate.sums[index]! === messageCharacters(messages[index]!),
   );
-  const sums = base?.sums.slice(0, shared + 1) ?? [0];
+  // A request that the new one begins with whole is dropped from the kept ones (keep): its sums are taken over.
+  const sums =
+    base !== undefined && base.messages.length === shared ? base.sums : (base?.sums.slice(0, shared + 1) ?? [0]);
   for (let index = shared; index < messages.length; index++)
     sums.push(sums[index]! + messageCharacters(messages[index]!));
   keep(counted, { messages, sums }, base, shared);
