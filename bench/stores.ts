@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { z } from "zod";
@@ -234,23 +234,38 @@ function cpuMs(since: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1000;
 }
 
-/** The CPU time of the request builds, added up while it runs (MessageBuilder.assess is each build's work). */
-const building = { ms: 0 };
+/**
+ * The CPU time of the request builds, added up while it runs (MessageBuilder.assess is each build's work),
+ * and when each ran, so that a collector pause can be told to fall in a build or in the rest.
+ */
+const building = { ms: 0, spans: [] as [number, number][] };
 const assess = MessageBuilder.prototype.assess;
 MessageBuilder.prototype.assess = function timed(this: MessageBuilder, ...args: Parameters<typeof assess>) {
-  const start = process.cpuUsage();
+  const [start, at] = [process.cpuUsage(), performance.now()];
   try {
     return assess.apply(this, args);
   } finally {
     building.ms += cpuMs(start);
+    building.spans.push([at, performance.now()]);
   }
 };
 
-/** What one pass costs: wall and CPU milliseconds, and the CPU milliseconds of its request build. */
+/** The garbage collector's pauses: when each started and how long it took. */
+const pauses: { at: number; ms: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) pauses.push({ at: entry.startTime, ms: entry.duration });
+}).observe({ entryTypes: ["gc"] });
+
+/**
+ * What one pass costs: wall and CPU milliseconds, the CPU milliseconds of its request build, and the
+ * collector's pauses outside the builds (counted in the rest's CPU; they grow with the heap that the
+ * builder's caches and working set hold, whichever part's allocation sets them off).
+ */
 interface PassCost {
   wall: number;
   cpu: number;
   build: number;
+  restGc: number;
 }
 
 /** The cost per pass (medians) of turns of PASSES passes on a thread of `prior` events. */
@@ -275,16 +290,28 @@ async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
   // The first turn reads the thread whole (cold) and warms the JIT; the measured turns read incrementally.
   await thread.send(Input({ payload: "Warm up", model: "scripted" }));
   const costs: PassCost[] = [];
+  const turns: [number, number][] = [];
+  building.spans = [];
   for (let index = 0; index < TURNS; index++) {
     building.ms = 0;
     const [start, cpu] = [performance.now(), process.cpuUsage()];
     await thread.send(Input({ payload: `Measured ${index}`, model: "scripted" }));
-    costs.push({ wall: (performance.now() - start) / PASSES, cpu: cpuMs(cpu) / PASSES, build: building.ms / PASSES });
+    turns.push([start, performance.now()]);
+    const [wall, used] = [(performance.now() - start) / PASSES, cpuMs(cpu) / PASSES];
+    costs.push({ wall, cpu: used, build: building.ms / PASSES, restGc: 0 });
   }
+  // The observer hears of pauses after they end: let it catch up, then count those in turns and not in builds.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const within = (at: number, spans: readonly [number, number][]) => spans.some(([from, to]) => at >= from && at < to);
+  const restGc = pauses
+    .filter((pause) => within(pause.at, turns) && !within(pause.at, building.spans))
+    .reduce((sum, pause) => sum + pause.ms, 0);
+  pauses.length = 0;
   return {
     wall: median(costs.map((cost) => cost.wall)),
     cpu: median(costs.map((cost) => cost.cpu)),
     build: median(costs.map((cost) => cost.build)),
+    restGc: restGc / (TURNS * PASSES),
   };
 }
 
@@ -320,6 +347,9 @@ async function passes(folder: string): Promise<(string | number)[][]> {
         ms(small.cpu - small.build),
         ms(large.cpu - large.build),
         ratio(large.cpu - large.build, small.cpu - small.build),
+        ms(small.restGc),
+        ms(large.restGc),
+        ratio(large.cpu - large.build - large.restGc, small.cpu - small.build - small.restGc),
         ms(large.build),
       ]);
     }
@@ -348,7 +378,7 @@ try {
       `One pass (a model call and a tool call with a 1 KB result; scripted model, default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after a warm-up turn, on a thread of ` +
         `10 and of 5,000 prior events. CPU is this process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
-        `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,
+        `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools, the request's hash; "GC in rest" is the collector's pauses that fell outside the builds (a mean per pass: they grow with the heap that the builder's caches and working set hold, whichever part's allocation sets them off), and the last ratio is the rest's without them. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,
       "",
       markdownTable([
         [
@@ -362,6 +392,9 @@ try {
           "CPU rest at 10",
           "CPU rest at 5,000",
           "rest ratio",
+          "GC in rest at 10",
+          "GC in rest at 5,000",
+          "rest ratio without GC",
           "CPU build at 5,000",
         ],
         ...perPassRows,
