@@ -18,12 +18,10 @@ export const DEFAULT_SCHEMA = "public";
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/;
 
 /**
- * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
- * thread's lock it checks the lease and the expected stream lengths, seals (seq per stream, positions),
- * inserts, grows the thread and notifies. It reports a refusal as a status, so the store raises the same
- * errors as its other paths.
+ * The trace_append function of migrations 3 and 4 (kept as they applied it): under the thread's lock it
+ * checks the lease and the expected stream lengths, seals, inserts, grows the thread's length row and notifies.
  */
-function appendFunction(s: string): string {
+function appendGrowingLength(s: string): string {
   return `
     CREATE OR REPLACE FUNCTION ${s}.trace_append(
       p_thread text, p_lock text, p_channel text, p_owner text, p_counter integer,
@@ -85,10 +83,82 @@ function appendFunction(s: string): string {
 }
 
 /**
+ * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
+ * thread's lock (the key that PostgresConnection.write takes) it checks the lease and the expected stream
+ * lengths, inserts the events with their positions and seqs, and notifies. It reports a refusal as a status,
+ * so the store raises the same errors as its other paths. The caller names the streams whose lengths it
+ * needs (the events' and the expected ones) and each event's place in its stream within the batch; an append
+ * answers the first position and the named streams' lengths before it.
+ */
+function appendFunction(s: string, schema: string): string {
+  return `
+    CREATE FUNCTION ${s}.trace_append(
+      p_thread text, p_owner text, p_counter integer, p_named text[], p_expected_streams text[],
+      p_expected_lengths integer[], p_types text[], p_streams text[], p_places integer[], p_actors text[],
+      p_origins text[], p_payloads text[], p_versions text[], p_checked text[], p_ts text
+    ) RETURNS json LANGUAGE plpgsql
+    -- A custom plan per call re-plans every statement on every append (the arrays' sizes change the estimates
+    -- and never the plan); one generic plan per connection is the same plan without the planning.
+    SET plan_cache_mode = force_generic_plan AS $fn$
+    DECLARE
+      v_owner text;
+      v_counter integer;
+      v_expires_at double precision;
+      v_released boolean;
+      v_key bigint;
+      v_length integer;
+      v_lengths json;
+      v_notified boolean;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended('${schema}:' || p_thread, 0));
+      -- In one statement: the lease, and the thread's length and the named streams' lengths, each the last
+      -- entry of an index (the cost does not grow with the thread; 0 for a new thread).
+      SELECT l.owner, l.counter, l.expires_at, l.released, t.key, coalesce(last.position, 0), (
+        SELECT coalesce(json_object_agg(n.stream, coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
+          WHERE e.thread_key = t.key AND e.stream = n.stream ORDER BY e.seq DESC LIMIT 1), 0)), '{}')
+        FROM unnest(p_named) n(stream))
+      INTO v_owner, v_counter, v_expires_at, v_released, v_key, v_length, v_lengths
+      FROM (SELECT) one
+      LEFT JOIN ${s}.trace_leases l ON l.thread_id = p_thread
+      LEFT JOIN ${s}.trace_threads t ON t.id = p_thread
+      LEFT JOIN LATERAL (
+        SELECT e.position FROM ${s}.trace_events e WHERE e.thread_key = t.key ORDER BY e.position DESC LIMIT 1
+      ) last ON true;
+      IF p_owner IS NOT NULL AND (v_owner IS NULL OR v_owner <> p_owner OR v_counter <> p_counter) THEN
+        RETURN json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
+          'expiresAt', v_expires_at, 'released', v_released);
+      END IF;
+      FOR i IN 1 .. cardinality(p_expected_streams) LOOP
+        IF coalesce((v_lengths ->> p_expected_streams[i])::integer, 0) <> p_expected_lengths[i] THEN
+          RETURN json_build_object('status', 'moved', 'lengths', v_lengths);
+        END IF;
+      END LOOP;
+      IF cardinality(p_types) = 0 THEN
+        RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+      END IF;
+      IF v_key IS NULL THEN
+        INSERT INTO ${s}.trace_threads (id, first_ts) VALUES (p_thread, p_ts) RETURNING key INTO v_key;
+      END IF;
+      -- An event's seq is its stream's length plus its place among the batch's events of that stream (the
+      -- caller counts them); the NOTIFY goes in the same statement.
+      WITH inserted AS (
+        INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked)
+        SELECT v_key, v_length + u.n, u.type, u.stream, u.actor, u.origin, u.payload::json,
+          (v_lengths ->> u.stream)::integer + u.place, p_ts, u.version, u.checked
+        FROM unnest(p_types, p_streams, p_places, p_actors, p_origins, p_payloads, p_versions, p_checked)
+          WITH ORDINALITY AS u(type, stream, place, actor, origin, payload, version, checked, n)
+      )
+      SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
+      RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+    END
+    $fn$;`;
+}
+
+/**
  * The migrations in order; migratePostgres records the count applied in trace_migrations.
  * Thread ids and ts are in the "C" collation, so threads page in code-point order, as in the other stores.
  */
-const MIGRATIONS: readonly ((schema: string) => string)[] = [
+const MIGRATIONS: readonly ((quoted: string, schema: string) => string)[] = [
   (s) => `
     CREATE TABLE ${s}.trace_threads (
       key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -183,9 +253,19 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
     ALTER TABLE ${s}.trace_events ADD COLUMN checked text;
     DROP FUNCTION ${s}.trace_append(text, text, text, text, integer, text[], text[], integer[], text[], text[],
       text[], text[], text[], text[], text);
-${appendFunction(s)}`,
+${appendGrowingLength(s)}`,
   // trace_append reads each stream's length from the index's last entry, not by aggregating the stream.
-  (s) => appendFunction(s),
+  (s) => appendGrowingLength(s),
+  // A cheaper append, same checks: the thread's length is its last position (the primary key's last entry)
+  // rather than a row updated on every append, the events no longer carry a foreign key (a check and a row
+  // lock per inserted row; writes under the thread's lock keep every event's thread, and delete removes the
+  // events itself), and trace_append's statements run on plans made once per connection.
+  (s, schema) => `
+    ALTER TABLE ${s}.trace_events DROP CONSTRAINT trace_events_thread_key_fkey;
+    ALTER TABLE ${s}.trace_threads DROP COLUMN length;
+    DROP FUNCTION ${s}.trace_append(text, text, text, text, integer, text[], text[], integer[], text[], text[],
+      text[], text[], text[], text[], text, text[]);
+${appendFunction(s, schema)}`,
 ];
 
 /** Check a schema name, and return it quoted for SQL. */
@@ -213,7 +293,16 @@ export function channelOf(schema: string): string {
  * const store = new PostgresTraceStore({ pool, schema: "agents" });
  */
 export async function migratePostgres(pool: Pool, options: MigratePostgresOptions = {}): Promise<void> {
-  const schema = options.schema ?? DEFAULT_SCHEMA;
+  await migratePostgresTo(pool, options.schema ?? DEFAULT_SCHEMA, MIGRATIONS.length);
+}
+
+/**
+ * Apply the migrations of `schema` up to `version` (the count applied). For tests of the upgrade path, which
+ * write rows as an older version did; the store itself needs every migration.
+ *
+ * @internal
+ */
+export async function migratePostgresTo(pool: Pool, schema: string, version: number): Promise<void> {
   const quoted = quoteSchema(schema);
   const client = await pool.connect();
   try {
@@ -227,9 +316,9 @@ export async function migratePostgres(pool: Pool, options: MigratePostgresOption
     const { rows } = await client.query<{ applied: number }>(
       `SELECT count(*)::int AS applied FROM ${quoted}.trace_migrations`,
     );
-    for (let version = rows[0]!.applied; version < MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version]!(quoted));
-      await client.query(`INSERT INTO ${quoted}.trace_migrations (version) VALUES ($1)`, [version + 1]);
+    for (let next = rows[0]!.applied; next < Math.min(version, MIGRATIONS.length); next++) {
+      await client.query(MIGRATIONS[next]!(quoted, schema));
+      await client.query(`INSERT INTO ${quoted}.trace_migrations (version) VALUES ($1)`, [next + 1]);
     }
     await client.query("COMMIT");
   } catch (error) {

@@ -15,18 +15,18 @@ export function postgresStatements(s: string) {
   return {
     /** Serialises the writes to one thread (and its lease) for the transaction: $1 is "schema:thread". */
     lock: "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-    thread: `SELECT key::text AS key, length FROM ${s}.trace_threads WHERE id = $1`,
-    streamLengths: `SELECT stream, max(seq) + 1 AS length FROM ${s}.trace_events WHERE thread_key = $1 AND stream = ANY($2::text[]) GROUP BY stream`,
-    insertThread: `INSERT INTO ${s}.trace_threads (id, length, first_ts) VALUES ($1, 0, $2) RETURNING key::text AS key`,
+    insertThread: `INSERT INTO ${s}.trace_threads (id, first_ts) VALUES ($1, $2) RETURNING key::text AS key`,
     insertEvents:
       `INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked) ` +
       "SELECT $1::bigint, u.position, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, u.ts, u.version, u.checked FROM unnest(" +
       "$2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[]" +
       ") AS u(position, type, stream, actor, origin, payload, seq, ts, version, checked)",
-    /** The whole append in one round trip (the trace_append function of migration 3). */
-    append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS outcome`,
-    grow: `UPDATE ${s}.trace_threads SET length = $2 WHERE key = $1::bigint`,
-    deleteThread: `DELETE FROM ${s}.trace_threads WHERE id = $1`,
+    /** The whole append in one round trip (the trace_append function of migration 5). */
+    append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) AS outcome`,
+    /** The thread and its events (no foreign key removes them with the thread). */
+    deleteThread:
+      `WITH thread AS (DELETE FROM ${s}.trace_threads WHERE id = $1 RETURNING key) ` +
+      `DELETE FROM ${s}.trace_events WHERE thread_key IN (SELECT key FROM thread)`,
     notify: "SELECT pg_notify($1, $2)",
     forward: page(">", "ASC"),
     backward: page("<", "DESC"),

@@ -41,7 +41,7 @@ import {
 
 /** What the trace_append function answers: the seal of the appended events, or why it refused. */
 type AppendOutcome =
-  | { status: "appended"; first: number; seqs: number[] }
+  | { status: "appended"; first: number; lengths: Record<string, number> }
   | { status: "moved"; lengths: Record<string, number> }
   | ({ status: "lease" } & { owner: string | null; counter: number | null; expiresAt: number; released: boolean });
 
@@ -126,14 +126,19 @@ export class PostgresTraceStore implements TraceStore {
     const expected = Object.entries(options.expected ?? {});
     const ts = new Date().toISOString();
     const column = <K extends keyof PreparedEvent>(name: K) => prepared.map((event) => event[name]);
-    // One round trip: the trace_append function locks, checks, seals, inserts, grows and notifies.
+    // Each event's place among the batch's events of its stream: its seq is its stream's length plus that.
+    const counted = new Map<string, number>();
+    const places = prepared.map((event) => {
+      const place = counted.get(event.stream) ?? 0;
+      counted.set(event.stream, place + 1);
+      return place;
+    });
+    // One round trip: the trace_append function locks, checks, seals, inserts and notifies.
     const outcome = await this.connection.query(
       async (client) =>
         (
           await client.query<{ outcome: AppendOutcome }>(this.prepared("append"), [
             threadId,
-            `${this.schema}:${threadId}`,
-            channelOf(this.schema),
             lease?.owner ?? null,
             lease?.counter ?? null,
             streamsOf(prepared, options.expected),
@@ -141,12 +146,13 @@ export class PostgresTraceStore implements TraceStore {
             expected.map(([, length]) => length),
             column("type"),
             column("stream"),
+            places,
             column("actor"),
             column("origin"),
             column("payload"),
             column("version"),
-            ts,
             column("checked"),
+            ts,
           ])
         ).rows[0]!.outcome,
     );
@@ -158,7 +164,7 @@ export class PostgresTraceStore implements TraceStore {
     if (outcome.status !== "appended") throw new Error(`trace_append answered ${JSON.stringify(outcome)}.`);
     const rows: EventRow[] = prepared.map((event, index) => ({
       ...event,
-      seq: outcome.seqs[index]!,
+      seq: outcome.lengths[event.stream]! + places[index]!,
       ts,
       position: outcome.first + index,
     }));
@@ -232,7 +238,6 @@ export class PostgresTraceStore implements TraceStore {
           key,
           sealed.map((event, index) => ({ ...event, position: index + 1 })),
         );
-        await client.query(this.sql.grow, [key, sealed.length]);
       }
       await client.query(this.sql.notify, [channelOf(this.schema), threadId]);
     });

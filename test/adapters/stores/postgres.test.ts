@@ -1,7 +1,9 @@
 /** PostgresTraceStore against the TraceStore conformance suite, and what only PostgreSQL has: migration, LISTEN. */
 import { afterEach, describe, expect, it } from "vitest";
 import { PostgresTraceStore, migratePostgres } from "../../../src/adapters/index.js";
+import { migratePostgresTo } from "../../../src/adapters/stores/postgres-schema.js";
 import { CallerError, ValueError } from "../../../src/domain/errors.js";
+import { StreamMovedError } from "../../../src/ports/errors.js";
 import type { TraceStore } from "../../../src/ports/store.js";
 import { freshSchema, type TestSchema } from "../../support/postgres.js";
 import { traceStoreConformance } from "./conformance/index.js";
@@ -47,7 +49,61 @@ describe("PostgresTraceStore", () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
     await migratePostgres(pool, { schema: name });
     const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+  });
+
+  it("upgrades a schema of version 4: its threads read, append on gapless in each stream, and delete with their events", async () => {
+    const { pool, name } = (schema = await freshSchema("trace"));
+    await migratePostgresTo(pool, name, 4);
+    // A thread as version 4 wrote it, through its trace_append (the thread's length kept in its row).
+    const thread = threadId();
+    const payloads = [{ i: 0 }, { i: 1 }, { i: 2 }].map((payload) => JSON.stringify(payload));
+    await pool.query(
+      `SELECT "${name}".trace_append($1, $2, $3, NULL, NULL, '{main,side}', '{}', '{}', '{note,note,note}', ` +
+        "'{main,side,main}', '{system,system,system}', '{NULL,NULL,NULL}', $4, '{NULL,NULL,NULL}', $5, '{NULL,NULL,NULL}')",
+      [thread, `${name}:${thread}`, `soev_trace_${name}`, payloads, "2024-03-01T10:00:00.000Z"],
+    );
+    await migratePostgres(pool, { schema: name });
+    const store = new PostgresTraceStore({ pool, schema: name });
+    const before = await collect(store.read(thread));
+    expect(before.map((entry) => [entry.position, entry.event.stream, entry.event.seq])).toEqual([
+      [1, "main", 0],
+      [2, "side", 0],
+      [3, "main", 1],
+    ]);
+    await expect(store.append(thread, events(1, 3), { expected: { main: 1 } })).rejects.toBeInstanceOf(
+      StreamMovedError,
+    );
+    const appended = await store.append(thread, [...events(1, 3, "side"), ...events(2, 4)], { expected: { main: 2 } });
+    expect(appended.map((event) => [event.stream, event.seq])).toEqual([
+      ["side", 1],
+      ["main", 2],
+      ["main", 3],
+    ]);
+    const after = await collect(store.read(thread));
+    expect(after.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(after.slice(3).map((entry) => entry.event)).toEqual(appended);
+    await store.delete(thread);
+    const { rows } = await pool.query(`SELECT count(*)::int AS count FROM "${name}".trace_events`);
+    expect(rows[0].count).toBe(0);
+    await store.close();
+  });
+
+  it("numbers the seqs of a batch that interleaves streams as it stores them", async () => {
+    const fixture = await openSchema();
+    const thread = threadId();
+    await fixture.store.append(thread, events(1, 0, "side"));
+    const batch = [...events(1, 1), ...events(2, 2, "side"), ...events(1, 4), ...events(1, 5, "other")];
+    const appended = await fixture.store.append(thread, batch, { expected: { main: 0, side: 1 } });
+    expect(appended.map((event) => [event.stream, event.seq])).toEqual([
+      ["main", 0],
+      ["side", 1],
+      ["side", 2],
+      ["main", 1],
+      ["other", 0],
+    ]);
+    expect((await collect(fixture.store.read(thread))).slice(1).map((entry) => entry.event)).toEqual(appended);
+    await fixture.close();
   });
 
   it("uses a pool it is given without ending it on close", async () => {
