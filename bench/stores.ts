@@ -91,7 +91,8 @@ async function postgresAppends(): Promise<(string | number)[][]> {
   try {
     await migratePostgres(pool, { schema: SCHEMA });
     const store = new PostgresTraceStore({ pool, schema: SCHEMA });
-    // The raw driver: the same rows into a table like the store's, one INSERT per batch, autocommit.
+    // The raw driver: the same rows into a table like the store's (its primary key and stream index, as the store
+    // has no foreign key since migration 5), one INSERT per batch, autocommit.
     await pool.query(
       `CREATE TABLE "${SCHEMA}".raw_events (thread text NOT NULL, position integer NOT NULL, type text NOT NULL, ` +
         "stream text NOT NULL, actor text NOT NULL, origin text, payload json NOT NULL, seq integer NOT NULL, ts text NOT NULL, " +
@@ -369,8 +370,10 @@ try {
   writeSection(
     "Trace stores (`stores.ts`)",
     [
-      `Appends as the runner makes them (with \`expected\` and the lease), one after another on one thread, against the raw driver ` +
-        `inserting the same rows into a table like the store's events table (its primary key and its index by stream, which \`expected\` needs) (PostgreSQL: one INSERT per batch, autocommit; SQLite: one ` +
+      `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before the series, outside its time), one after another on one thread, against the raw driver ` +
+        `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
+        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one call of its trace_append function, which also takes the thread's lock, checks the lease and \`expected\`, ` +
+        `finds the thread's and the stream's lengths and NOTIFYs; SQLite: one ` +
         `transaction per batch, WAL, synchronous NORMAL), same disk, in ${ROUNDS} pairs of series (alternating which runs first); the rates are medians, the ratio is the median of the pairs' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
       "",
       markdownTable([["store", "batch", "clock", "raw events/s", "store events/s", "store / raw"], ...appends]),
