@@ -86,6 +86,15 @@ export class PostgresConnection {
     });
   }
 
+  /**
+   * Run `work`, one statement that writes and commits on its own (the append), on a pooled client. It is not
+   * retried: a connection lost after the commit leaves unknown whether it landed, so the caller gets a
+   * TransientError and decides from a fresh read (a retry could append the same events twice).
+   */
+  once<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(work);
+  }
+
   /** Run `work`, which only reads, on a pooled client; a lost connection is discarded and the read runs again. */
   async query<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {

@@ -134,7 +134,7 @@ export class PostgresTraceStore implements TraceStore {
       return place;
     });
     // One round trip: the trace_append function locks, checks, seals, inserts and notifies.
-    const outcome = await this.connection.query(
+    const outcome = await this.connection.once(
       async (client) =>
         (
           await client.query<{ outcome: AppendOutcome }>(this.prepared("append"), [

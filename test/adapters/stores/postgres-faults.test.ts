@@ -88,6 +88,38 @@ describe("a backend terminated while the store holds its client", () => {
     }
   });
 
+  it("after an append committed: a TransientError, and the append is not run again", async () => {
+    const pool = new Pool({ connectionString: schema.url, max: 2 });
+    pool.on("error", () => {});
+    const store = new PostgresTraceStore({ pool, schema: schema.name });
+    const thread = `committed-${randomBytes(4).toString("hex")}`;
+    // The first append's answer is lost after its commit, as when the connection drops before the reply.
+    const connect = pool.connect.bind(pool);
+    let lost = false;
+    pool.connect = (async () => {
+      const client = await connect();
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as { query: unknown }).query = async (...args: unknown[]) => {
+        const result = await query(...args);
+        if (!lost && JSON.stringify(args[0]).includes("trace_append")) {
+          lost = true;
+          throw new Error("Connection terminated unexpectedly");
+        }
+        return result;
+      };
+      return client;
+    }) as typeof pool.connect;
+    try {
+      await expect(store.append(thread, [note("once")])).rejects.toBeInstanceOf(TransientError);
+      const read: string[] = [];
+      for await (const entry of store.read(thread)) read.push((entry.event.payload as { text: string }).text);
+      expect(read).toEqual(["once"]);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
   it("during reads: a read runs again on a fresh connection", async () => {
     const name = `faults-${randomBytes(4).toString("hex")}`;
     const store = new PostgresTraceStore({ connectionString: named(name), schema: schema.name });
