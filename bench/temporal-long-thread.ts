@@ -44,10 +44,12 @@ const median = (values: readonly number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-/** One measured turn: wall and worker CPU milliseconds per pass. */
+/** One measured turn: wall and worker CPU milliseconds per pass, and of the CPU the request builds' and hashes'. */
 interface PassCost {
   wall: number;
   cpu: number;
+  build: number;
+  hash: number;
 }
 
 const folder = mkdtempSync(join(tmpdir(), "soev-bench-long-thread-"));
@@ -61,6 +63,8 @@ try {
   console.log("Bundling the workflows ...");
   const bundle = join(folder, "soev.js");
   writeFileSync(bundle, (await bundleTurnWorkflows({ logger })).code);
+  // The worker prints the CPU time of its request builds and hashes so far (bench/temporal/worker.ts).
+  process.env.BENCH_PARTS_CPU = "1";
   worker = await startWorker("soev", {
     temporalAddress: temporal.address,
     modelUrl: server.baseURL,
@@ -68,6 +72,17 @@ try {
     sqlitePath,
   });
   const taskQueue = worker.taskQueue;
+  const parts = { build: 0, hash: 0 };
+  let line = "";
+  worker.child.stdout!.on("data", (chunk: Buffer) => {
+    const lines = (line + chunk.toString()).split("\n");
+    line = lines.pop()!;
+    for (const text of lines) {
+      if (!text.startsWith('{"event":"parts"')) continue;
+      const printed = JSON.parse(text) as { build: number; hash: number };
+      Object.assign(parts, { build: printed.build, hash: printed.hash });
+    }
+  });
 
   // The threads, opened and given their history here, on the worker's store: no model call makes them.
   const catalog = new AgentCatalog(store, benchAgents(new OpenAI({ apiKey: "bench", baseURL: server.baseURL })));
@@ -87,7 +102,7 @@ try {
 
   let turns = 0;
   const turn = async (threadId: string): Promise<PassCost> => {
-    const [cpu, started] = [worker!.cpuSeconds(), performance.now()];
+    const [cpu, started, before] = [worker!.cpuSeconds(), performance.now(), { ...parts }];
     const handle = await startTurn(client, {
       agent: LONG_READER,
       threadId,
@@ -95,7 +110,15 @@ try {
       taskQueue,
     });
     await handle.result();
-    return { wall: (performance.now() - started) / PASSES, cpu: ((worker!.cpuSeconds() - cpu) * 1000) / PASSES };
+    const wall = (performance.now() - started) / PASSES;
+    // The worker prints its sums as it works: wait a moment for the last of the turn's lines.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return {
+      wall,
+      cpu: ((worker!.cpuSeconds() - cpu) * 1000) / PASSES,
+      build: (parts.build - before.build) / PASSES,
+      hash: (parts.hash - before.hash) / PASSES,
+    };
   };
 
   // The first turn of each thread reads it whole (cold) and warms the JIT; the measured turns read
@@ -108,12 +131,15 @@ try {
     for (const prior of order) costs.get(prior)!.push(await turn(threads.get(prior)!));
   }
 
-  const wall = (prior: number) => median(costs.get(prior)!.map((cost) => cost.wall));
-  const cpu = (prior: number) => median(costs.get(prior)!.map((cost) => cost.cpu));
+  const measure = (part: keyof PassCost) => (prior: number) => median(costs.get(prior)!.map((cost) => cost[part]));
+  const [wall, cpu, build, hash] = [measure("wall"), measure("cpu"), measure("build"), measure("hash")];
   const [short, long] = PRIORS;
   const ratio = (of: (prior: number) => number) => of(long) / of(short);
   for (const prior of PRIORS)
-    console.log(`${prior} prior events: ${wall(prior).toFixed(1)} ms per pass, worker CPU ${cpu(prior).toFixed(1)} ms`);
+    console.log(
+      `${prior} prior events: ${wall(prior).toFixed(1)} ms per pass, worker CPU ${cpu(prior).toFixed(1)} ms ` +
+        `(builds ${build(prior).toFixed(1)}, hashes ${hash(prior).toFixed(1)})`,
+    );
   console.log(`Ratio: wall ${ratio(wall).toFixed(2)}, worker CPU ${ratio(cpu).toFixed(2)}`);
   const ms = (value: number) => Number(value.toFixed(1));
   const check = (value: number) => (value <= TARGET ? "met" : "**missed**");
@@ -124,11 +150,12 @@ try {
         `the turn worker in a process of its own with the SDK's default worker options, on a SQLite store; the agent has the default context policy and a window of 128k tokens, so the long thread's builds shrink. ` +
         `Two threads, one with 10 prior events and one with 5,000 (completed turns of a question, a tool call and an answer, appended to the store directly), ` +
         `each a warm-up turn, then ${TURNS} turns of ${PASSES} passes each (the answer's model call counted in), the threads taking turns. ` +
-        `Per pass: a turn's time from start to result, and the worker process's CPU time (user and system, from /proc in ticks of 10 ms) over the turn, divided by ${PASSES}; the medians of the turns.`,
+        `Per pass: a turn's time from start to result, and the worker process's CPU time (user and system, from /proc in ticks of 10 ms) over the turn, divided by ${PASSES}; the medians of the turns. ` +
+        "Of the worker's CPU, the request builds (MessageBuilder.assess, the context builder's part) and the request hashes that the OpenAI adapter records (ChatRequest.hash), by process.cpuUsage in the worker.",
       "",
       markdownTable([
-        ["prior events", "wall ms per pass", "worker CPU ms per pass"],
-        ...PRIORS.map((prior) => [prior, ms(wall(prior)), ms(cpu(prior))]),
+        ["prior events", "wall ms per pass", "worker CPU ms per pass", "of it request builds", "of it request hashes"],
+        ...PRIORS.map((prior) => [prior, ms(wall(prior)), ms(cpu(prior)), ms(build(prior)), ms(hash(prior))]),
       ]),
       "",
       markdownTable([

@@ -2,12 +2,16 @@
  * A worker of the Temporal comparison in a process of its own, so its peak memory is its own: the
  * soev-agents turn worker (BENCH_SYSTEM=soev) or the baseline's (BENCH_SYSTEM=baseline), on the task queue
  * BENCH_TASK_QUEUE of the dev server at TEMPORAL_ADDRESS, with the workflow bundle in BENCH_BUNDLE and the
- * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM.
+ * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM. With
+ * BENCH_PARTS_CPU=1 it also prints, after each request build and each request hash, the CPU milliseconds
+ * that all of them took so far: `{"event":"parts","build":...,"hash":...}`.
  */
 import { NativeConnection, Worker } from "@temporalio/worker";
 import OpenAI from "openai";
 import { SqliteTraceStore } from "../../src/adapters/stores/sqlite.js";
+import { ChatRequest } from "../../src/ports/request.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
+import { MessageBuilder } from "../../src/toolkit/index.js";
 import { createTurnWorker } from "../../worker.js";
 import { baselineActivities } from "../baseline/activities.js";
 import { benchAgents } from "./agents.js";
@@ -18,6 +22,46 @@ const variable = (name: string): string => {
   return value;
 };
 
+/** CPU milliseconds of this process since `since`, user and system. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** Add up the CPU time of the request builds (MessageBuilder.assess) and of the request hashes, and print the sums. */
+function printPartsCpu(): void {
+  const parts = { build: 0, hash: 0 };
+  // A hash taken inside a build is the build's.
+  let building = 0;
+  const print = () => console.log(JSON.stringify({ event: "parts", ...parts }));
+  const assess = MessageBuilder.prototype.assess;
+  MessageBuilder.prototype.assess = function timed(this: MessageBuilder, ...args: Parameters<typeof assess>) {
+    const start = process.cpuUsage();
+    building++;
+    try {
+      return assess.apply(this, args);
+    } finally {
+      building--;
+      parts.build += cpuMs(start);
+      print();
+    }
+  };
+  const hash = Object.getOwnPropertyDescriptor(ChatRequest.prototype, "hash")!.get!;
+  Object.defineProperty(ChatRequest.prototype, "hash", {
+    get(this: ChatRequest) {
+      if (building > 0) return hash.call(this) as string;
+      const start = process.cpuUsage();
+      try {
+        return hash.call(this) as string;
+      } finally {
+        parts.hash += cpuMs(start);
+        print();
+      }
+    },
+  });
+}
+
+if (process.env.BENCH_PARTS_CPU === "1") printPartsCpu();
 const system = variable("BENCH_SYSTEM");
 const client = new OpenAI({ apiKey: "bench", baseURL: variable("BENCH_MODEL_URL"), maxRetries: 0 });
 const connection = await NativeConnection.connect({ address: variable("TEMPORAL_ADDRESS") });
