@@ -52,6 +52,9 @@ interface PassCost {
   hash: number;
 }
 
+/** The characters of the last request each thread's turn sent. */
+const requestCharacters = new Map<string, number>();
+
 const folder = mkdtempSync(join(tmpdir(), "soev-bench-long-thread-"));
 const sqlitePath = join(folder, "trace.sqlite");
 const server = await startScriptedServer();
@@ -72,15 +75,14 @@ try {
     sqlitePath,
   });
   const taskQueue = worker.taskQueue;
-  const parts = { build: 0, hash: 0 };
+  const parts = { build: 0, hash: 0, characters: 0 };
   let line = "";
   worker.child.stdout!.on("data", (chunk: Buffer) => {
     const lines = (line + chunk.toString()).split("\n");
     line = lines.pop()!;
     for (const text of lines) {
       if (!text.startsWith('{"event":"parts"')) continue;
-      const printed = JSON.parse(text) as { build: number; hash: number };
-      Object.assign(parts, { build: printed.build, hash: printed.hash });
+      Object.assign(parts, JSON.parse(text) as typeof parts);
     }
   });
 
@@ -113,6 +115,7 @@ try {
     const wall = (performance.now() - started) / PASSES;
     // The worker prints its sums as it works: wait a moment for the last of the turn's lines.
     await new Promise((resolve) => setTimeout(resolve, 50));
+    requestCharacters.set(threadId, parts.characters);
     return {
       wall,
       cpu: ((worker!.cpuSeconds() - cpu) * 1000) / PASSES,
@@ -151,11 +154,26 @@ try {
         `Two threads, one with 10 prior events and one with 5,000 (completed turns of a question, a tool call and an answer, appended to the store directly), ` +
         `each a warm-up turn, then ${TURNS} turns of ${PASSES} passes each (the answer's model call counted in), the threads taking turns. ` +
         `Per pass: a turn's time from start to result, and the worker process's CPU time (user and system, from /proc in ticks of 10 ms) over the turn, divided by ${PASSES}; the medians of the turns. ` +
-        "Of the worker's CPU, the request builds (MessageBuilder.assess, the context builder's part) and the request hashes that the OpenAI adapter records (ChatRequest.hash), by process.cpuUsage in the worker.",
+        "Of the worker's CPU, the request builds (MessageBuilder.assess, the context builder's part) and the request hashes that the OpenAI adapter records (ChatRequest.hash), by process.cpuUsage in the worker; " +
+        "and the size of the last request the thread's turns sent (ChatRequest.characters): what each model call maps, hashes and sends over HTTP.",
       "",
       markdownTable([
-        ["prior events", "wall ms per pass", "worker CPU ms per pass", "of it request builds", "of it request hashes"],
-        ...PRIORS.map((prior) => [prior, ms(wall(prior)), ms(cpu(prior)), ms(build(prior)), ms(hash(prior))]),
+        [
+          "prior events",
+          "wall ms per pass",
+          "worker CPU ms per pass",
+          "of it request builds",
+          "of it request hashes",
+          "characters of the last request",
+        ],
+        ...PRIORS.map((prior) => [
+          prior,
+          ms(wall(prior)),
+          ms(cpu(prior)),
+          ms(build(prior)),
+          ms(hash(prior)),
+          requestCharacters.get(threads.get(prior)!) ?? 0,
+        ]),
       ]),
       "",
       markdownTable([

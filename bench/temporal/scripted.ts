@@ -2,7 +2,7 @@
  * The scripted model of the Temporal comparison: one OpenAI-compatible server over HTTP that answers every
  * system alike, from the request alone, so turns of all three systems can run at once. A turn's prompt says
  * how many passes it wants (`passes=N`); the model calls the only tool offered until the turn has N tool
- * results after its prompt, then answers.
+ * results after its prompt, then answers. Its usage counts the prompt's tokens from the prompt's text.
  */
 import { completion, CompatibleServer, type Reply } from "../../test/fixtures/openai-compatible-server.js";
 
@@ -29,7 +29,11 @@ export function report(part: number): string {
 interface ChatMessage {
   role: string;
   content?: unknown;
+  tool_calls?: { function?: { name?: string; arguments?: string } }[];
 }
+
+/** Characters per token of the usage the model reports: about what a tokenizer gives for English. */
+const CHARACTERS_PER_TOKEN = 4;
 
 /** The text of a message's content: a string, or the text parts of a list. */
 function textOf(content: unknown): string {
@@ -39,6 +43,25 @@ function textOf(content: unknown): string {
 }
 
 let calls = 0;
+
+/**
+ * The usage of a reply: the prompt's tokens estimated from its text, as a real model's would follow it, so
+ * a context builder that measures its context by the last call's usage sees the size it sent.
+ */
+function usageOf(messages: readonly ChatMessage[]): Record<string, number> {
+  const characters = messages.reduce(
+    (sum, message) =>
+      sum +
+      textOf(message.content).length +
+      (message.tool_calls ?? []).reduce(
+        (calls, call) => calls + (call.function?.name?.length ?? 0) + (call.function?.arguments?.length ?? 0),
+        0,
+      ),
+    0,
+  );
+  const prompt = Math.ceil(characters / CHARACTERS_PER_TOKEN);
+  return { prompt_tokens: prompt, completion_tokens: 7, total_tokens: prompt + 7 };
+}
 
 /** The model's reply to a chat-completions request body. */
 export function respond(body: unknown): Reply {
@@ -50,9 +73,10 @@ export function respond(body: unknown): Reply {
   const wanted = Number(/passes=(\d+)/.exec(textOf(messages[lastUser]?.content))?.[1] ?? 0);
   const done = messages.slice(lastUser + 1).filter((message) => message.role === "tool").length;
   const tool = tools[0]?.function.name;
-  if (done >= wanted || tool === undefined) return { json: completion({ content: `Read ${done} parts.` }) };
+  const usage = usageOf(messages);
+  if (done >= wanted || tool === undefined) return { json: completion({ content: `Read ${done} parts.` }, { usage }) };
   const call = { id: `call_${++calls}`, type: "function", function: { name: tool, arguments: `{"part":${done + 1}}` } };
-  return { json: completion({ tool_calls: [call] }, { finishReason: "tool_calls" }) };
+  return { json: completion({ tool_calls: [call] }, { finishReason: "tool_calls", usage }) };
 }
 
 /** Start the scripted server on a free port; it keeps no request. */

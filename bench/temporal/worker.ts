@@ -4,7 +4,8 @@
  * BENCH_TASK_QUEUE of the dev server at TEMPORAL_ADDRESS, with the workflow bundle in BENCH_BUNDLE and the
  * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM. With
  * BENCH_PARTS_CPU=1 it also prints, after each request build and each request hash, the CPU milliseconds
- * that all of them took so far: `{"event":"parts","build":...,"hash":...}`.
+ * that all of them took so far, and the size of the last request hashed:
+ * `{"event":"parts","build":...,"hash":...,"characters":...}`.
  */
 import { NativeConnection, Worker } from "@temporalio/worker";
 import OpenAI from "openai";
@@ -30,7 +31,7 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 
 /** Add up the CPU time of the request builds (MessageBuilder.assess) and of the request hashes, and print the sums. */
 function printPartsCpu(): void {
-  const parts = { build: 0, hash: 0 };
+  const parts = { build: 0, hash: 0, characters: 0 };
   // A hash taken inside a build is the build's.
   let building = 0;
   const print = () => console.log(JSON.stringify({ event: "parts", ...parts }));
@@ -50,6 +51,7 @@ function printPartsCpu(): void {
   Object.defineProperty(ChatRequest.prototype, "hash", {
     get(this: ChatRequest) {
       if (building > 0) return hash.call(this) as string;
+      parts.characters = this.characters;
       const start = process.cpuUsage();
       try {
         return hash.call(this) as string;
