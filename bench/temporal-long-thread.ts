@@ -52,6 +52,13 @@ interface PassCost {
   hash: number;
 }
 
+/** What the worker prints of its request builds and hashes: CPU milliseconds so far, the last request's size. */
+interface Parts {
+  build: number;
+  hash: number;
+  characters: number;
+}
+
 /** The characters of the last request each thread's turn sent. */
 const requestCharacters = new Map<string, number>();
 
@@ -75,16 +82,19 @@ try {
     sqlitePath,
   });
   const taskQueue = worker.taskQueue;
-  const parts = { build: 0, hash: 0, characters: 0 };
+  // The sums of the worker's request builds and hashes, read by asking the worker for them (SIGUSR2).
+  let printed: (parts: Parts) => void = () => undefined;
   let line = "";
   worker.child.stdout!.on("data", (chunk: Buffer) => {
     const lines = (line + chunk.toString()).split("\n");
     line = lines.pop()!;
-    for (const text of lines) {
-      if (!text.startsWith('{"event":"parts"')) continue;
-      Object.assign(parts, JSON.parse(text) as typeof parts);
-    }
+    for (const text of lines) if (text.startsWith('{"event":"parts"')) printed(JSON.parse(text) as Parts);
   });
+  const partsNow = () =>
+    new Promise<Parts>((resolve) => {
+      printed = resolve;
+      worker!.child.kill("SIGUSR2");
+    });
 
   // The threads, opened and given their history here, on the worker's store: no model call makes them.
   const catalog = new AgentCatalog(store, benchAgents(new OpenAI({ apiKey: "bench", baseURL: server.baseURL })));
@@ -104,7 +114,8 @@ try {
 
   let turns = 0;
   const turn = async (threadId: string): Promise<PassCost> => {
-    const [cpu, started, before] = [worker!.cpuSeconds(), performance.now(), { ...parts }];
+    const before = await partsNow();
+    const [cpu, started] = [worker!.cpuSeconds(), performance.now()];
     const handle = await startTurn(client, {
       agent: LONG_READER,
       threadId,
@@ -113,12 +124,12 @@ try {
     });
     await handle.result();
     const wall = (performance.now() - started) / PASSES;
-    // The worker prints its sums as it works: wait a moment for the last of the turn's lines.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const used = ((worker!.cpuSeconds() - cpu) * 1000) / PASSES;
+    const parts = await partsNow();
     requestCharacters.set(threadId, parts.characters);
     return {
       wall,
-      cpu: ((worker!.cpuSeconds() - cpu) * 1000) / PASSES,
+      cpu: used,
       build: (parts.build - before.build) / PASSES,
       hash: (parts.hash - before.hash) / PASSES,
     };

@@ -3,11 +3,10 @@
  * soev-agents turn worker (BENCH_SYSTEM=soev) or the baseline's (BENCH_SYSTEM=baseline), on the task queue
  * BENCH_TASK_QUEUE of the dev server at TEMPORAL_ADDRESS, with the workflow bundle in BENCH_BUNDLE and the
  * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM. With
- * BENCH_PARTS_CPU=1 it also prints, after each request build and each request hash, the CPU milliseconds
- * that all of them took so far, and the size of the last request hashed:
- * `{"event":"parts","build":...,"hash":...,"characters":...}`.
+ * BENCH_PARTS_CPU=1 it prints on SIGUSR2 the CPU milliseconds that its request builds and request hashes
+ * took so far, and the size of the last request hashed: `{"event":"parts","build":...,"hash":...,"characters":...}`.
  */
-import { NativeConnection, Worker } from "@temporalio/worker";
+import { NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import OpenAI from "openai";
 import { SqliteTraceStore } from "../../src/adapters/stores/sqlite.js";
 import { ChatRequest } from "../../src/ports/request.js";
@@ -29,12 +28,15 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 
-/** Add up the CPU time of the request builds (MessageBuilder.assess) and of the request hashes, and print the sums. */
+/**
+ * Add up the CPU time of the request builds (MessageBuilder.assess) and of the request hashes, and print
+ * the sums and the size of the last request hashed on SIGUSR2, so the measuring costs no output per call.
+ */
 function printPartsCpu(): void {
-  const parts = { build: 0, hash: 0, characters: 0 };
+  const parts = { build: 0, hash: 0 };
+  let characters = 0;
   // A hash taken inside a build is the build's.
   let building = 0;
-  const print = () => console.log(JSON.stringify({ event: "parts", ...parts }));
   const assess = MessageBuilder.prototype.assess;
   MessageBuilder.prototype.assess = function timed(this: MessageBuilder, ...args: Parameters<typeof assess>) {
     const start = process.cpuUsage();
@@ -44,23 +46,24 @@ function printPartsCpu(): void {
     } finally {
       building--;
       parts.build += cpuMs(start);
-      print();
     }
   };
   const hash = Object.getOwnPropertyDescriptor(ChatRequest.prototype, "hash")!.get!;
   Object.defineProperty(ChatRequest.prototype, "hash", {
     get(this: ChatRequest) {
       if (building > 0) return hash.call(this) as string;
-      parts.characters = this.characters;
       const start = process.cpuUsage();
       try {
         return hash.call(this) as string;
       } finally {
         parts.hash += cpuMs(start);
-        print();
+        characters = this.characters;
       }
     },
   });
+  // The SDK's Runtime shuts the worker down on SIGUSR2 by default: here the signal asks for the sums.
+  Runtime.install({ shutdownSignals: ["SIGINT", "SIGTERM", "SIGQUIT"] });
+  process.on("SIGUSR2", () => console.log(JSON.stringify({ event: "parts", ...parts, characters })));
 }
 
 if (process.env.BENCH_PARTS_CPU === "1") printPartsCpu();
