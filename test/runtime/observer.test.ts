@@ -2,21 +2,13 @@
 // Observer.run is told of the turn's opening input only while that turn is not over.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { echo } from "../fixtures/echo-tool.js";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
-import { Input, ToolOutput, type Event } from "../../src/domain/index.js";
+import { Input, type Event } from "../../src/domain/index.js";
 import type { Observer } from "../../src/ports/index.js";
 import { AgentCatalog, tool } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
-
-const echo = tool({
-  name: "echo",
-  description: "Say the words back.",
-  args: { words: z.string().describe("The words.") },
-  async run({ words }) {
-    return ToolOutput({ text: words });
-  },
-});
 
 function script() {
   return new ScriptedModel([{ toolCalls: [{ name: "echo", arguments: { words: "hello" } }] }, "Said hello."]);

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { echo } from "../fixtures/echo-tool.js";
 import { InMemoryTraceStore, SqliteTraceStore } from "../../src/adapters/index.js";
 import {
   CORE_EVENT_TYPES,
@@ -29,7 +30,6 @@ import {
   Graph,
   LlmStep,
   ToolStep,
-  tool,
   type Agent,
   type ContextBuilder,
 } from "../../src/runtime/index.js";
@@ -37,15 +37,6 @@ import { ScriptedModel } from "../../src/testing/index.js";
 
 /** Passes per measured turn. */
 const PASSES = 3;
-
-const echo = tool({
-  name: "echo",
-  description: "Say the words back.",
-  args: { words: z.string().describe("The words.") },
-  async run({ words }) {
-    return ToolOutput({ text: words });
-  },
-});
 
 /** A builder that shows the running turn alone: its own cost does not grow with the thread. */
 const turnOnly: ContextBuilder = {
