@@ -88,6 +88,8 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
   readonly eventTypes: readonly EventType<any, any>[];
   private readonly source: ReActConfig<T> | ReActConfigFunction<R, T>;
   private readonly fields: Readonly<Record<"text" | "tools", boolean | null>>;
+  // One RenderInput per config: the builder keeps its renders of the inputs while the function is the same.
+  private readonly renderInputs = new WeakMap<ReActConfig<T>, RenderInput>();
 
   /**
    * @throws ValueError or PromptFileError: a config object with a bad setting (see ReActConfig), or one that
@@ -206,12 +208,17 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
    * itself: an earlier input keeps the instructions of its own turn, not those of the running one.
    */
   private renderInput(config: ReActConfig<T>): RenderInput {
-    return renderedBy(
-      this.input,
-      withInstructions(config.renderInput, (turn) =>
-        requiredInstructions(config.declarations, config.toolStates(turn)),
-      ),
-    );
+    let render = this.renderInputs.get(config);
+    if (render === undefined) {
+      render = renderedBy(
+        this.input,
+        withInstructions(config.renderInput, (turn) =>
+          requiredInstructions(config.declarations, config.toolStates(turn)),
+        ),
+      );
+      this.renderInputs.set(config, render);
+    }
+    return render;
   }
 
   // A default that reads a field the input type lacks: refused now, or on the parsed turn when the schema cannot say.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { ValueError } from "../../../src/domain/errors.js";
 import { InMemoryTraceStore } from "../../../src/adapters/stores/memory.js";
+import { Input } from "../../../src/domain/events.js";
 import { AgentCatalog } from "../../../src/runtime/catalog.js";
 import { InputDeniedError } from "../../../src/runtime/errors.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
@@ -46,6 +47,26 @@ describe("ReActAgent", () => {
     );
     expect(graph.names).toEqual([MODEL_NODE, TOOLS_NODE]);
     expect(graph.start).toBe(MODEL_NODE);
+  });
+
+  it("renders an earlier input once while the config stays the same: a later turn's builder keeps that render", async () => {
+    const rendered: string[] = [];
+    const agent = new ReActAgent(
+      new ReActConfig({
+        model: new ScriptedModel(["One.", "Two.", "Three.", "Four."]),
+        prompt: PROMPT,
+        renderInput: (turn, show, input) => (rendered.push(turn.text), elementsThenText(turn, show, input)),
+      }),
+    );
+    const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
+    const [thread] = await catalog.open("assistant", Input({ payload: "First?", model: "scripted" }));
+    await thread.send(Input({ payload: "Second?", model: "scripted" }));
+    for (const question of ["Third?", "Fourth?"]) {
+      rendered.length = 0;
+      await thread.send(Input({ payload: question, model: "scripted" }));
+      expect(rendered.length).toBeGreaterThan(0);
+      expect(new Set(rendered)).toEqual(new Set([question]));
+    }
   });
 
   it("refuses a turn whose input records no model", () => {
