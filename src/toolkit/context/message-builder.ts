@@ -191,7 +191,8 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
   checkInput(trace: Trace): void {
     const { limits, policy } = this.settings;
     if (limits === null) return;
-    const assessment = this.assess(trace);
+    // The input alone is a trace of its own: what it renders is not kept, so it takes no thread's place in the caches.
+    const assessment = this.assessWith(trace, []);
     if (assessment.fits) return;
     throw new InputTooLargeError(
       `The input alone makes a first call to "${assessment.context.model}" of about ${assessment.tokens} tokens; with the output reserve of ` +
@@ -205,8 +206,12 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
 
   /** Build the context of the next call with its estimated prompt tokens, and whether it fits, without refusing it. */
   assess(trace: Trace): Assessment {
+    return this.assessWith(trace, this.caches);
+  }
+
+  private assessWith(trace: Trace, caches: ThreadCache[]): Assessment {
     const { model, citations, limits, policy } = this.settings;
-    const draft = this.draft(trace);
+    const draft = this.draft(trace, caches);
     const states = this.states(draft, trace);
     const layout = draft.layout(trace, states);
     const request = new ChatRequest(layout.messages, layout.tools);
@@ -228,7 +233,7 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
       .map(([handle, state]) => new Shrunk(handle, state.form, state.by, state.at));
   }
 
-  private draft(trace: Trace): ContextDraft {
+  private draft(trace: Trace, caches = this.caches): ContextDraft {
     const { renderInput, model } = this.settings;
     if (renderInput === null || model === null) {
       const missing = [renderInput === null ? "renderInput" : null, model === null ? "model" : null]
@@ -238,11 +243,7 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
         `The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`,
       );
     }
-    return new ContextDraft(
-      { ...this.settings, renderInput },
-      trace,
-      cacheFor(this.caches, trace.thread, KEPT_THREADS),
-    );
+    return new ContextDraft({ ...this.settings, renderInput }, trace, cacheFor(caches, trace.thread, KEPT_THREADS));
   }
 
   private states(draft: ContextDraft, trace: Trace): ResultStates {

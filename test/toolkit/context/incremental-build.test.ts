@@ -226,6 +226,33 @@ describe("the builders that forTurn makes", () => {
     expect(request.hash).toBe(fresh.build(second).request.hash);
   });
 
+  it("keep their renders of a thread while the inputs of other threads are checked", () => {
+    const conversation = new Conversation()
+      .ask("Where is the permit?")
+      .search("permit", documentOf("permit", 3))
+      .search("fees", documentOf("fees", 2));
+    const first = conversation.trace();
+    conversation.search("hours", documentOf("hours", 2));
+    const second = conversation.trace();
+    const counting = countingShow();
+    const base = new MessageBuilder({ policy: new ContextPolicy(), show: counting.show });
+    base.forTurn(partsOf(0)).build(first);
+    const cold = counting.count();
+    base.forTurn(partsOf(0)).build(second);
+    const warm = counting.count() - cold;
+
+    const checked = countingShow();
+    const other = new MessageBuilder({ policy: new ContextPolicy(), show: checked.show });
+    other.forTurn(partsOf(0)).build(first);
+    // More inputs checked than the builder keeps threads: each is a trace of its own input.
+    for (let index = 0; index < 10; index += 1)
+      other.forTurn(partsOf(0)).checkInput(new Conversation().ask(`Question ${index}?`).trace());
+    const before = checked.count();
+    other.forTurn(partsOf(0)).build(second);
+    expect(checked.count() - before).toBe(warm);
+    expect(warm).toBeLessThan(cold);
+  });
+
   it("plan the forms of the turn's calls again when the prompt differs", () => {
     const conversation = new Conversation()
       .ask("One?")
