@@ -38,7 +38,16 @@ import {
   shownResult,
 } from "./render.js";
 import { Recordings, reopenedOutput } from "./reopen.js";
-import { type EventKind, type Shrink, extendsList, kindOf, knowHandles, turnStartsOf } from "./shrink.js";
+import { measureOf } from "./xml.js";
+import {
+  type EventKind,
+  type FormsByHandle,
+  type Shrink,
+  extendsList,
+  kindOf,
+  knowHandles,
+  turnStartsOf,
+} from "./shrink.js";
 
 // ContextDraft: the parts of one build that every model call of the running turn shares. It lays out the
 // context of any view of the stream (the trace before one call) with given result shapes, to measure it or
@@ -96,6 +105,14 @@ interface Rendered {
 /** Numbering that notes a lookup that found nothing: its answer may change once more events are numbered. */
 class NotingNumbering extends Numbering {
   missed = false;
+
+  // Only inputs and results hold elements: the kind the other readers of the thread need is read here too.
+  override append(events: readonly Event[]): void {
+    for (const event of events) {
+      const { input, result } = kindOf(event);
+      if (input || result) super.append([event]);
+    }
+  }
 
   override numberOf(id: string): number | undefined {
     const number = super.numberOf(id);
@@ -362,7 +379,13 @@ export class ContextDraft {
       if (made === undefined) byShorten.set(shorten, (made = shortened(shorten, output, limits, tool)));
       return made;
     };
-    this.shaping = { policy: settings.policy, limits: settings.limits, show, formed };
+    const measureShow = measureOf(settings.show);
+    const measure =
+      measureShow === undefined
+        ? undefined
+        : (elements: readonly Element[], tool: string | null) =>
+            measureShow(elements, cache.numbering, tool, settings.citations);
+    this.shaping = { policy: settings.policy, limits: settings.limits, show, measure, formed };
     this.rendering = {
       renderInput: settings.renderInput,
       renderers: settings.renderers,
@@ -453,7 +476,7 @@ export class ContextDraft {
         continue;
       }
       const made = this.result(events[index] as ToolOutput, FULL_SHAPE);
-      characters += made.content.length;
+      characters += made.length;
       if (made.shortened) shortened += 1;
     }
     return { characters, shortened };
@@ -554,7 +577,7 @@ export class ContextDraft {
       },
       (result, made) => {
         messages.push(this.resultMessage(result, made));
-        characters += made.content.length;
+        characters += made.length;
       },
     );
     const tools = this.offered(view, shortened);
@@ -591,7 +614,7 @@ export class ContextDraft {
       shapes,
       (system) => (characters += system.length),
       (rendered) => (characters += rendered.characters),
-      (_result, made) => (characters += made.content.length),
+      (_result, made) => (characters += made.length),
     );
     return characters + new ChatRequest([], this.offered(view, shortened)).characters;
   }
@@ -808,7 +831,10 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
     if (!active()) continue;
-    for (const [handle, form] of shrink(view, formsOf(states))) {
+    const forms = new FormsOf(states);
+    const offers = shrink(view, forms);
+    const lazy = !Array.isArray(offers);
+    for (const [handle, form] of offers) {
       const result = results.get(handle);
       const current = states.get(handle);
       // An offer that does not lower the form, or names a result the call does not show, frees nothing.
@@ -821,8 +847,9 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
         at,
       };
       const [was, is] = [draft.result(result, current ?? FULL_SHAPE), draft.result(result, state)];
-      const freed = was.content.length - is.content.length;
+      const freed = was.length - is.length;
       if (freed <= 0) continue;
+      if (lazy) forms.keep();
       states.set(handle, state);
       characters -= freed;
       if (change !== undefined) {
@@ -843,10 +870,56 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
 /** What the states change from every result full: characters, and results shown shortened; kept with each pass's states. */
 const changes = new WeakMap<ReadonlyMap<string, ResultShape>, Sizes>();
 
-function formsOf(states: ResultStates): Map<string, Form> {
-  const forms = new Map<string, Form>();
-  for (const [handle, state] of states) forms.set(handle, state.form);
-  return forms;
+// The form of each result in `states`, read from them, as they were when the shrink was asked: a shrink that
+// returns an array has read them all by then, and for one that reads them later they are copied before they
+// change (`keep`).
+class FormsOf implements FormsByHandle {
+  private states: ResultStates;
+
+  constructor(states: ResultStates) {
+    this.states = states;
+  }
+
+  /** Keep the forms as they are now, before the states change. */
+  keep(): void {
+    if (this.kept) return;
+    this.states = new Map(this.states);
+    this.kept = true;
+  }
+
+  private kept = false;
+
+  get size(): number {
+    return this.states.size;
+  }
+
+  get(handle: string): Form | undefined {
+    return this.states.get(handle)?.form;
+  }
+
+  has(handle: string): boolean {
+    return this.states.has(handle);
+  }
+
+  *entries(): MapIterator<[string, Form]> {
+    for (const [handle, state] of this.states) yield [handle, state.form];
+  }
+
+  keys(): MapIterator<string> {
+    return this.states.keys();
+  }
+
+  *values(): MapIterator<Form> {
+    for (const state of this.states.values()) yield state.form;
+  }
+
+  forEach(each: (form: Form, handle: string, map: ReadonlyMap<string, Form>) => void, self?: unknown): void {
+    for (const [handle, state] of this.states) each.call(self, state.form, handle, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Form]> {
+    return this.entries();
+  }
 }
 
 /** The forms that floors lift the elements of a result to, above its own form, reading only the trace before the call. */

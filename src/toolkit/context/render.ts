@@ -103,21 +103,25 @@ export interface EventRendering {
  */
 export function eventMessages(event: Event, rendering: EventRendering): readonly Message[] {
   const showElements: ShowElements = (elements) => rendering.show(elements, null);
-  if (Input.is(event)) {
-    const message = rendering.renderInput(event, showElements);
+  // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
+  const type = (event as { type?: unknown }).type as string;
+  if (Input.names.has(type)) {
+    const message = rendering.renderInput(event as Input, showElements);
     return message === null ? [] : [message];
   }
-  if (ModelOutput.is(event)) {
-    const content = inserted(
-      event.content,
-      event.markers.map((marker) => [marker.at, marker.text] as const),
-    );
-    return [AssistantMessage(content, { toolCalls: event.toolCalls.map(rendering.shownCall) })];
+  if (ModelOutput.names.has(type)) {
+    const output = event as ModelOutput;
+    const markers: (readonly [number, string])[] = [];
+    for (const marker of output.markers) markers.push([marker.at, marker.text]);
+    const toolCalls: ToolCall[] = [];
+    for (const call of output.toolCalls) toolCalls.push(rendering.shownCall(call));
+    return [AssistantMessage(markers.length === 0 ? output.content : inserted(output.content, markers), { toolCalls })];
   }
-  if (ToolOutput.is(event)) {
-    const tool = event.callId === null ? null : rendering.toolOf(event.callId);
-    const content = resultContent(event, event.elements.length === 0 ? "" : rendering.show(event.elements, tool));
-    return [event.callId === null ? UserMessage(content) : ToolResult(event.callId, content)];
+  if (ToolOutput.names.has(type)) {
+    const output = event as ToolOutput;
+    const tool = output.callId === null ? null : rendering.toolOf(output.callId);
+    const content = resultContent(output, output.elements.length === 0 ? "" : rendering.show(output.elements, tool));
+    return [output.callId === null ? UserMessage(content) : ToolResult(output.callId, content)];
   }
   if (Failure.is(event) || Compaction.is(event)) return [];
   // A tool's request is part of its call: the model reads its effect in the call's result, and a message
@@ -158,14 +162,47 @@ export interface Shaping {
   policy: ContextPolicy;
   limits: ModelLimits | null;
   show: (elements: readonly Element[], tool: string | null) => string;
+  /** The length of what `show` makes, without making it, when the layout can tell; absent: shown results are made at once. */
+  measure?: (elements: readonly Element[], tool: string | null) => number;
   /** A result in a form as `shortened` makes it, or as a cache of it keeps it; default `shortened` itself. */
   formed?: (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => ToolOutput;
 }
 
-/** The content of a result as the model reads it, and whether it shows less than the full result. */
+/**
+ * The content of a result as the model reads it, its length, and whether it shows less than the full
+ * result. The content may be made only when it is read: planning measures most forms and sends few.
+ */
 export interface ShownResult {
-  content: string;
-  shortened: boolean;
+  readonly content: string;
+  /** The length of `content`, known without making it. */
+  readonly length: number;
+  readonly shortened: boolean;
+}
+
+// A result whose content is made the first time it is read, from what the form left of it (the text, data
+// and error of `parts` and the shown `elements`, or the elements alone) under its handle line; its length
+// is known before. A class, not a closure: a plan makes one for each result in each form.
+class LaterResult implements ShownResult {
+  private made: string | undefined;
+
+  constructor(
+    readonly length: number,
+    readonly shortened: boolean,
+    private readonly parts: ToolOutput | null,
+    private readonly elements: readonly Element[],
+    private readonly line: string | null,
+    private readonly tool: string | null,
+    private readonly show: Shaping["show"],
+  ) {}
+
+  get content(): string {
+    this.made ??= withLine(this.line, body(this.parts, this.elements, this.tool, this.show));
+    return this.made;
+  }
+}
+
+function madeResult(content: string, shortened: boolean): ShownResult {
+  return { content, length: content.length, shortened };
 }
 
 /**
@@ -180,40 +217,88 @@ export function shownResult(
   shaping: Shaping,
 ): ShownResult {
   const { policy, limits, show } = shaping;
-  if (limits === null) return { content: resultContent(output, shown(output.elements, tool, show)), shortened: false };
+  if (limits === null) return madeResult(resultContent(output, shown(output.elements, tool, show)), false);
   const name = tool ?? "";
   const formed = shaping.formed ?? shortened;
-  let made: ToolOutput | undefined;
-  const full = () => (made ??= formed(policy.shortenFor(name, FULL), output, limits, tool));
-  if (shape.form === FULL)
-    return capped(resultContent(full(), shown(full().elements, tool, show)), null, name, shaping);
+  if (shape.form === FULL) {
+    const full = formed(policy.shortenFor(name, FULL), output, limits, tool);
+    return capped(full, full.elements, null, tool, shaping);
+  }
   const compressed = formed(policy.shortenFor(name, COMPRESSED), output, limits, tool);
   let lifted: ToolOutput | null = null;
-  for (const form of shape.floors.values()) if (form === FULL) lifted = full();
+  for (const form of shape.floors.values())
+    if (form === FULL && lifted === null) lifted = formed(policy.shortenFor(name, FULL), output, limits, tool);
   const elements: Element[] = [];
-  output.elements.forEach((element, index) => {
-    const form = Math.max(shape.form, shape.floors.get(element.id) ?? STUBBED) as Form;
+  for (let index = 0; index < output.elements.length; index += 1) {
+    const floor = shape.floors.size === 0 ? undefined : shape.floors.get(output.elements[index]!.id);
+    const form = Math.max(shape.form, floor ?? STUBBED) as Form;
     if (form === FULL) elements.push(lifted!.elements[index]!);
     else if (form === COMPRESSED) elements.push(compressed.elements[index]!);
-  });
-  const body =
-    shape.form === COMPRESSED
-      ? resultContent({ ...compressed, elements }, shown(elements, tool, show))
-      : shown(elements, tool, show);
+  }
   const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
-  return { content: capped(body, line, name, shaping).content, shortened: true };
+  return capped(shape.form === COMPRESSED ? compressed : null, elements, line, tool, shaping);
 }
 
 function shown(elements: readonly Element[], tool: string | null, show: Shaping["show"]): string {
   return elements.length === 0 ? "" : show(elements, tool);
 }
 
-// The cap cuts what the form left of the result; the handle line stays whole above it.
-function capped(body: string, line: string | null, tool: string, shaping: Shaping): ShownResult {
-  const limit = shaping.policy.capFor(tool);
-  const cut = limit === null || shaping.limits === null ? body : capText(body, limit.count, CUT_TEXT, shaping.limits);
-  const content = line === null ? cut : cut === "" ? line : `${line}\n${cut}`;
-  return { content, shortened: cut !== body };
+// What the form left of a result: the text, data and error of `parts` with the shown elements, or the elements alone.
+function body(parts: ToolOutput | null, elements: readonly Element[], tool: string | null, show: Shaping["show"]) {
+  return parts === null ? shown(elements, tool, show) : resultContent(parts, shown(elements, tool, show));
+}
+
+// A shortened form's handle line stays whole above what the cap left.
+function withLine(line: string | null, cut: string): string {
+  return line === null ? cut : cut === "" ? line : `${line}\n${cut}`;
+}
+
+// The cap cuts the body (see `body`); a result with a handle line is shortened whatever the cap does. The
+// body is made only when the cap cuts it or the content is read, when the layout can measure it.
+function capped(
+  parts: ToolOutput | null,
+  elements: readonly Element[],
+  line: string | null,
+  tool: string | null,
+  shaping: Shaping,
+): ShownResult {
+  const limit = shaping.policy.capFor(tool ?? "");
+  const { show, measure, limits } = shaping;
+  if (measure !== undefined) {
+    const shownLength = elements.length === 0 ? 0 : measure(elements, tool);
+    const bodyLength = parts === null ? shownLength : contentLength(parts, shownLength);
+    if (limit === null || limits === null || limits.estimate(bodyLength) <= limit.count) {
+      const length = line === null ? bodyLength : bodyLength === 0 ? line.length : line.length + 1 + bodyLength;
+      return new LaterResult(length, line !== null, parts, elements, line, tool, show);
+    }
+  }
+  const made = body(parts, elements, tool, show);
+  const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
+  return madeResult(withLine(line, cut), line !== null || cut !== made);
+}
+
+/** The length of resultContent(output, shown) for a shown text of `shownLength`, without making either. */
+function contentLength(output: ToolOutput, shownLength: number): number {
+  // Each part as join writes it: a value that is not a string as String makes it.
+  let length = 0;
+  let count = 0;
+  if (output.text !== null && output.text !== "") {
+    length += String(output.text).length;
+    count += 1;
+  }
+  if (shownLength > 0) {
+    length += shownLength;
+    count += 1;
+  }
+  if (output.data !== null) {
+    length += (JSON.stringify(output.data) ?? "").length;
+    count += 1;
+  }
+  if (output.error !== null) {
+    length += `${ERROR_PREFIX}${output.error}`.length;
+    count += 1;
+  }
+  return count === 0 ? 0 : length + 2 * (count - 1);
 }
 
 // maxImages: the newest images of a request are sent; each older image becomes a note that it was left out.

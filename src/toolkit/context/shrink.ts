@@ -44,13 +44,16 @@ const kinds = new WeakMap<Event, EventKind>();
 export function kindOf(event: Event): EventKind {
   let kind = kinds.get(event);
   if (kind === undefined) {
+    // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
+    const type = (event as { type?: unknown }).type as string;
+    const result = ToolOutput.names.has(type);
     kind = {
-      input: Input.is(event),
-      modelOutput: ModelOutput.is(event),
-      compaction: Compaction.is(event),
-      reopened: Reopened.is(event),
-      result: ToolOutput.is(event),
-      resultOf: ToolOutput.is(event) ? event.callId : null,
+      input: Input.names.has(type),
+      modelOutput: ModelOutput.names.has(type),
+      compaction: Compaction.names.has(type),
+      reopened: Reopened.names.has(type),
+      result,
+      resultOf: result ? (event as ToolOutput).callId : null,
     };
     kinds.set(event, kind);
   }

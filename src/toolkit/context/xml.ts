@@ -54,15 +54,49 @@ export function xml(options: XmlOptions = {}): Show {
   const orderOf = (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
   const byNumbering = new WeakMap<Numbering, Map<Element, Made>>();
-  return (elements, numbering, _tool, citations) => {
+  const contextOf = (numbering: Numbering, citations: CitationStrategy | null): RenderContext => {
     let made = byNumbering.get(numbering);
     if (made === undefined) byNumbering.set(numbering, (made = new Map()));
-    const context: RenderContext = { fields, tags, order, cite, numbering, citations, made };
-    const roots = nest(elements, orderOf);
+    return { fields, tags, order, cite, numbering, citations, made };
+  };
+  // A list of elements is measured, then maybe shown: it is nested once.
+  const nested = new WeakMap<readonly Element[], Nested[]>();
+  const rootsOf = (elements: readonly Element[]) => {
+    let roots = nested.get(elements);
+    if (roots === undefined) nested.set(elements, (roots = nest(elements, orderOf)));
+    return roots;
+  };
+  const show: Show = (elements, numbering, _tool, citations) => {
+    const context = contextOf(numbering, citations);
+    const roots = rootsOf(elements);
     let shown = roots.length === 0 ? "" : render(roots[0]!, false, context);
     for (let index = 1; index < roots.length; index += 1) shown += `\n${render(roots[index]!, false, context)}`;
     return shown;
   };
+  // The length alone is summed from the same kept pieces, so a context is measured without making its text.
+  measures.set(show, (elements, numbering, _tool, citations) => {
+    const context = contextOf(numbering, citations);
+    const roots = rootsOf(elements);
+    let length = roots.length === 0 ? 0 : roots.length - 1;
+    for (const root of roots) length += measure(root, false, context);
+    return length;
+  });
+  return show;
+}
+
+/** The length of the text a Show makes of elements, found without making the text. */
+export type MeasureShow = (
+  elements: readonly Element[],
+  numbering: Numbering,
+  tool: string | null,
+  citations: CitationStrategy | null,
+) => number;
+
+const measures = new WeakMap<Show, MeasureShow>();
+
+/** The function that measures what `show` makes, when xml() made it; undefined for any other Show. */
+export function measureOf(show: Show): MeasureShow | undefined {
+  return measures.get(show);
 }
 
 interface RenderContext {
@@ -84,17 +118,44 @@ interface Made {
   part?: string;
 }
 
-function render(node: Nested, nested: boolean, context: RenderContext): string {
-  const { element } = node;
+// The pieces of an element with one citation strategy, made once. A Source that a Shorten copied with
+// another text (dropText, a cap) shares the tag and openings of the element first recorded under its id.
+function madeOf(element: Element, context: RenderContext): Made {
   let made = context.made.get(element);
   if (made === undefined || made.citations !== context.citations) {
-    made = {
-      citations: context.citations,
-      tag: tagOf(element, context.tags),
-      text: Source.is(element) && typeof element.text === "string" ? escapeText(element.text) : "",
-    };
+    const source = Source.is(element);
+    const text = source && typeof element.text === "string" ? escapeText(element.text) : "";
+    const recorded = source ? recordedMade(element, context) : undefined;
+    made =
+      recorded === undefined
+        ? { citations: context.citations, tag: tagOf(element, context.tags), text }
+        : { citations: context.citations, tag: recorded.tag, text, root: recorded.root, part: recorded.part };
     context.made.set(element, made);
   }
+  return made;
+}
+
+// The pieces of the element first recorded under the id of `element`, when the two differ in their text
+// alone (the same fields, each the same value): the opening of a Source leaves its text out.
+function recordedMade(element: Element, context: RenderContext): Made | undefined {
+  const number = context.numbering.numberOf(element.id);
+  const recorded = number === undefined ? undefined : context.numbering.element(number);
+  // A path the fields setting lists may read the text into an attribute.
+  if (recorded === undefined || recorded === element || nearestKind(context.fields, element) !== undefined)
+    return undefined;
+  const made = context.made.get(recorded);
+  if (made === undefined || made.citations !== context.citations) return undefined;
+  const keys = Object.keys(element);
+  if (keys.length !== Object.keys(recorded).length) return undefined;
+  for (const key of keys) {
+    if (key === "text") continue;
+    if (!Object.hasOwn(recorded, key) || (element as never)[key] !== (recorded as never)[key]) return undefined;
+  }
+  return made;
+}
+
+// An element's opening as a root or as a part, made once.
+function openingFor(element: Element, made: Made, nested: boolean, context: RenderContext): string {
   let opening = nested ? made.part : made.root;
   if (opening === undefined) {
     opening = openingOf(element, made.tag, nested, context);
@@ -103,11 +164,30 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
     else if (element.ref === null || element.ref === undefined || context.numbering.numberOf(element.ref) !== undefined)
       made.root = opening;
   }
+  return opening;
+}
+
+function render(node: Nested, nested: boolean, context: RenderContext): string {
+  const { element } = node;
+  const made = madeOf(element, context);
+  const opening = openingFor(element, made, nested, context);
   const { tag, text } = made;
   if (node.parts.length === 0) return text === "" ? `<${opening}/>` : `<${opening}>${text}</${tag}>`;
   let inner = text;
   for (const part of node.parts) inner += `\n${render(part, true, context)}`;
   return `<${opening}>${inner}\n</${tag}>`;
+}
+
+// The length of what render makes of a node, from the same pieces: "<", the opening, ">", the text, and so on.
+function measure(node: Nested, nested: boolean, context: RenderContext): number {
+  const { element } = node;
+  const made = madeOf(element, context);
+  const opening = openingFor(element, made, nested, context);
+  const { tag, text } = made;
+  if (node.parts.length === 0) return text === "" ? opening.length + 3 : opening.length + text.length + tag.length + 5;
+  let inner = text.length;
+  for (const part of node.parts) inner += 1 + measure(part, true, context);
+  return opening.length + inner + tag.length + 6;
 }
 
 /**
@@ -134,25 +214,29 @@ function openingOf(element: Element, tag: string, nested: boolean, context: Rend
     used.push(name);
   }
   const reserved = context.cite === null ? ["id", ...used] : ["id", context.cite, ...used];
-  const add = (name: string, value: unknown) => {
-    const text = attributeValue(value);
-    const shownName = reserved.includes(name) || used.includes(name) ? `data-${name}` : name;
-    if (text === undefined || used.includes(shownName)) return;
-    used.push(shownName);
-    opening += ` ${shownName}="${escapeAttribute(text)}"`;
-  };
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
-    for (const path of Object.keys(listed)) add(listed[path]!, readPath(element, path));
+    for (const path of Object.keys(listed))
+      opening += attribute(listed[path]!, readPath(element, path), reserved, used);
     return opening;
   }
   for (const key of Object.keys(element)) {
     if (BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-    add(key, (element as unknown as Record<string, unknown>)[key]);
+    opening += attribute(key, (element as unknown as Record<string, unknown>)[key], reserved, used);
   }
   const properties: Record<string, unknown> = element.properties ?? {};
-  for (const key of Object.keys(properties)) add(attributeName(key), properties[key]);
+  for (const key of Object.keys(properties)) opening += attribute(attributeName(key), properties[key], reserved, used);
   return opening;
+}
+
+// One attribute of an opening, " name=\"value\"", or "" for an absent value or a name used already; a
+// reserved name shows as data-<name>. The name shown joins `used`.
+function attribute(name: string, value: unknown, reserved: readonly string[], used: string[]): string {
+  const text = attributeValue(value);
+  const shownName = reserved.includes(name) || used.includes(name) ? `data-${name}` : name;
+  if (text === undefined || used.includes(shownName)) return "";
+  used.push(shownName);
+  return ` ${shownName}="${escapeAttribute(text)}"`;
 }
 
 function tagOf(element: Element, tags: ByType<string>): string {
