@@ -46,6 +46,7 @@ import {
   extendsList,
   kindOf,
   knowHandles,
+  modelOutputsIn,
   turnStartsOf,
 } from "./shrink.js";
 
@@ -216,6 +217,8 @@ export class ThreadCache {
   readonly formed = new Map<ToolOutput, Map<Shorten, ToolOutput>>();
   /** The events shown at the view asked about last (without a selection): the next view usually extends it. */
   lastVisible: { view: readonly Event[]; visible: Visible } | undefined;
+  /** The messages laid out last (where shapes are summed): the next build lays out only what follows the first change. */
+  lastLayout: LaidOut | undefined;
   /** The result states after the shrink pass at a view, by the view's last event and its length. */
   passes = new Map<Event, Map<number, ResultStates>>();
 
@@ -255,6 +258,7 @@ export class ThreadCache {
     }
     if (!changed) return;
     this.lastVisible = undefined;
+    this.lastLayout = undefined;
     this.passes = new Map();
   }
 
@@ -297,6 +301,19 @@ export class ThreadCache {
     this.events.push(...added);
     for (const event of added) this.factsOf(event);
   }
+}
+
+/**
+ * The messages of the shown events of a layout, without the system message: where each event's messages
+ * start, and the shape each result was laid out in, so a later layout keeps them up to its first change.
+ */
+interface LaidOut {
+  events: readonly Event[];
+  messages: Message[];
+  /** The index in `messages` of each event's first message, and the length of `messages` after the last. */
+  starts: number[];
+  /** The index in `events` of each result, its handle and the shape it was laid out in. */
+  results: { at: number; handle: string; shape: ResultShape }[];
 }
 
 /** The parts of a turn that a ThreadCache's renders depend on, compared at each build. */
@@ -562,6 +579,9 @@ export class ContextDraft {
 
   /** Lay out the context of a call at `view`, each shown result in its shape (full when `shapes` has none). */
   layout(view: Trace, shapes: ReadonlyMap<string, ResultShape>): Layout {
+    const visible = this.visible(view);
+    const delta = changes.get(shapes);
+    if (visible.base !== undefined && delta !== undefined) return this.layoutOn(view, visible, shapes, delta);
     const messages: Message[] = [];
     let characters = 0;
     const shortened = this.walk(
@@ -588,6 +608,63 @@ export class ContextDraft {
         ? characters + new ChatRequest([], tools).characters
         : new ChatRequest(limited, tools).characters;
     return { messages: limited, tools, shortened, characters: counted };
+  }
+
+  // Where shapes are summed (see summable), each event's messages hold from build to build: the messages
+  // laid out last are kept up to the first event that is not the same or a result in another shape.
+  private layoutOn(view: Trace, visible: Visible, shapes: ReadonlyMap<string, ResultShape>, delta: Sizes): Layout {
+    const { events, handles, base } = visible;
+    const last = this.cache.lastLayout;
+    let from = 0;
+    let kept = 0;
+    if (last !== undefined && extendsList(last.events, events)) {
+      from = last.events.length;
+      for (; kept < last.results.length; kept += 1) {
+        const { at, handle, shape } = last.results[kept]!;
+        if ((shapes.get(handle) ?? FULL_SHAPE) !== shape) {
+          from = at;
+          break;
+        }
+      }
+    }
+    const laid: LaidOut =
+      last === undefined || from === 0
+        ? { events, messages: [], starts: [], results: [] }
+        : {
+            events,
+            messages: last.messages.slice(0, last.starts[from]),
+            starts: last.starts.slice(0, from),
+            results: last.results.slice(0, kept),
+          };
+    const { messages, starts, results } = laid;
+    for (let index = from; index < events.length; index += 1) {
+      starts.push(messages.length);
+      const handle = handles[index];
+      if (handle === undefined) {
+        for (const message of this.messagesOf(events[index]!).messages) messages.push(message);
+        continue;
+      }
+      const shape = shapes.get(handle) ?? FULL_SHAPE;
+      const result = events[index] as ToolOutput;
+      messages.push(this.resultMessage(result, this.result(result, shape)));
+      results.push({ at: index, handle, shape });
+    }
+    starts.push(messages.length);
+    this.cache.lastLayout = laid;
+    const system = this.systemText(null);
+    const shortened = base!.shortened + delta.shortened > 0;
+    const tools = this.offered(view, shortened);
+    const characters =
+      (system === null ? 0 : system.length) +
+      base!.characters +
+      delta.characters +
+      new ChatRequest([], tools).characters;
+    return {
+      messages: system === null ? [...messages] : [SystemMessage(system), ...messages],
+      tools,
+      shortened,
+      characters,
+    };
   }
 
   /**
@@ -825,8 +902,7 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
   const states = new Map(before);
   const known = changes.get(before);
   const change = known === undefined ? undefined : { ...known };
-  let at = 0;
-  for (const event of view.events) if (draft.cache.factsOf(event).modelOutput) at += 1;
+  const at = modelOutputsIn(view.events);
   for (const shrink of policy.shrink) {
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
@@ -864,6 +940,13 @@ function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, plan
   const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;
   if (gain > 0 && gain < minGain && fitsWithout) return before;
   if (change !== undefined) changes.set(states, change);
+  return states;
+}
+
+/** No result shrunk: the states of a build without limits, which change nothing from every result full. */
+export function noStates(): ResultStates {
+  const states: ResultStates = new Map();
+  changes.set(states, { characters: 0, shortened: 0 });
   return states;
 }
 

@@ -15,7 +15,15 @@ import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextStrategy, TurnParts } from "../react/strategy.js";
 import { type Assessment, CompactingStep } from "./compact.js";
-import { ContextDraft, type ResultStates, ThreadCache, cacheFor, measuredPrompt, planForms } from "./context-draft.js";
+import {
+  ContextDraft,
+  type ResultStates,
+  ThreadCache,
+  cacheFor,
+  measuredPrompt,
+  noStates,
+  planForms,
+} from "./context-draft.js";
 import { ContextPolicy } from "./context-policy.js";
 import { ContextFullError, MissingTurnError } from "./errors.js";
 import type { ModelLimits } from "./limits.js";
@@ -248,7 +256,7 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
 
   private states(draft: ContextDraft, trace: Trace): ResultStates {
     const { limits, policy, model } = this.settings;
-    return limits === null ? new Map() : planForms(draft, trace, { policy, limits, model: model! });
+    return limits === null ? noStates() : planForms(draft, trace, { policy, limits, model: model! });
   }
 }
 

@@ -102,11 +102,10 @@ export interface EventRendering {
  * @throws UnrenderedEventError for a type that is neither built in nor registered.
  */
 export function eventMessages(event: Event, rendering: EventRendering): readonly Message[] {
-  const showElements: ShowElements = (elements) => rendering.show(elements, null);
   // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
   const type = (event as { type?: unknown }).type as string;
   if (Input.names.has(type)) {
-    const message = rendering.renderInput(event as Input, showElements);
+    const message = rendering.renderInput(event as Input, showElementsOf(rendering));
     return message === null ? [] : [message];
   }
   if (ModelOutput.names.has(type)) {
@@ -137,7 +136,12 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
       { details: { type: event.type } },
     );
   }
-  return render(event, showElements);
+  return render(event, showElementsOf(rendering));
+}
+
+// Elements as an input or an event of the agent's own shows them.
+function showElementsOf(rendering: EventRendering): ShowElements {
+  return (elements) => rendering.show(elements, null);
 }
 
 // How one result shows in its form: the full or compressed function of its tool, the elements that floors

@@ -78,6 +78,23 @@ export function turnStartsOf(events: readonly Event[]): readonly number[] {
   return starts;
 }
 
+const outputsByEvents = new WeakMap<readonly Event[], number>();
+// The last list asked about: the next one usually extends it by the events appended since.
+let lastOutputs: { events: readonly Event[]; count: number } | undefined;
+
+/** How many model outputs a list of events holds, counted once for each list. */
+export function modelOutputsIn(events: readonly Event[]): number {
+  let count = outputsByEvents.get(events);
+  if (count === undefined) {
+    const from = lastOutputs !== undefined && extendsList(lastOutputs.events, events) ? lastOutputs.events.length : 0;
+    count = from === 0 ? 0 : lastOutputs!.count;
+    for (let index = from; index < events.length; index += 1) if (kindOf(events[index]!).modelOutput) count += 1;
+    outputsByEvents.set(events, count);
+  }
+  lastOutputs = { events, count };
+  return count;
+}
+
 /** Whether `next` starts with every event of `earlier`, the same objects in the same order. */
 export function extendsList(earlier: readonly Event[], next: readonly Event[]): boolean {
   if (next.length < earlier.length) return false;

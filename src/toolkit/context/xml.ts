@@ -54,10 +54,17 @@ export function xml(options: XmlOptions = {}): Show {
   const orderOf = (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
   const byNumbering = new WeakMap<Numbering, Map<Element, Made>>();
+  // The context of the last citation strategy a numbering was shown with: a build shows all with one.
+  const contexts = new WeakMap<Numbering, RenderContext>();
   const contextOf = (numbering: Numbering, citations: CitationStrategy | null): RenderContext => {
-    let made = byNumbering.get(numbering);
-    if (made === undefined) byNumbering.set(numbering, (made = new Map()));
-    return { fields, tags, order, cite, numbering, citations, made };
+    let context = contexts.get(numbering);
+    if (context === undefined || context.citations !== citations) {
+      let made = byNumbering.get(numbering);
+      if (made === undefined) byNumbering.set(numbering, (made = new Map()));
+      context = { fields, tags, order, cite, numbering, citations, made };
+      contexts.set(numbering, context);
+    }
+    return context;
   };
   // A list of elements is measured, then maybe shown: it is nested once.
   const nested = new WeakMap<readonly Element[], Nested[]>();
