@@ -372,7 +372,7 @@ try {
     [
       `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before the series, outside its time), one after another on one thread, against the raw driver ` +
         `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
-        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one call of its trace_append function, which also takes the thread's lock, checks the lease and \`expected\`, ` +
+        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one call of its trace_append function with the batch as two JSON arrays (headers, payloads), which also takes the thread's lock, checks the lease and \`expected\`, ` +
         `finds the thread's and the stream's lengths and NOTIFYs; SQLite: one ` +
         `transaction per batch, WAL, synchronous NORMAL), same disk, in ${ROUNDS} pairs of series (alternating which runs first); the rates are medians, the ratio is the median of the pairs' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
       "",

@@ -83,14 +83,11 @@ function appendGrowingLength(s: string): string {
 }
 
 /**
- * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
- * thread's lock (the key that PostgresConnection.write takes) it checks the lease and the expected stream
- * lengths, inserts the events with their positions and seqs, and notifies. It reports a refusal as a status,
- * so the store raises the same errors as its other paths. The caller names the streams whose lengths it
- * needs (the events' and the expected ones) and each event's place in its stream within the batch; an append
- * answers the first position and the named streams' lengths before it.
+ * The trace_append function of migration 5 (kept as it applied it): an append in one round trip, the events
+ * as one array per column. Under the thread's lock it checks the lease and the expected stream lengths,
+ * inserts the events with their positions and seqs, and notifies.
  */
-function appendFunction(s: string, schema: string): string {
+function appendFromArrays(s: string, schema: string): string {
   return `
     CREATE FUNCTION ${s}.trace_append(
       p_thread text, p_owner text, p_counter integer, p_named text[], p_expected_streams text[],
@@ -147,6 +144,82 @@ function appendFunction(s: string, schema: string): string {
           (v_lengths ->> u.stream)::integer + u.place, p_ts, u.version, u.checked
         FROM unnest(p_types, p_streams, p_places, p_actors, p_origins, p_payloads, p_versions, p_checked)
           WITH ORDINALITY AS u(type, stream, place, actor, origin, payload, version, checked, n)
+      )
+      SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
+      RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+    END
+    $fn$;`;
+}
+
+/**
+ * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
+ * thread's lock (the key that PostgresConnection.write takes) it checks the lease and the expected stream
+ * lengths, inserts the events with their positions and seqs, and notifies. It reports a refusal as a status,
+ * so the store raises the same errors as its other paths. The caller names the streams whose lengths it
+ * needs (the events' and the expected ones), and gives the events as two JSON arrays in the batch's order: their
+ * headers, each with its place among the batch's events of its stream (from 0), and their payloads. An append
+ * answers the first position and the named streams' lengths before it.
+ */
+function appendFunction(s: string, schema: string): string {
+  return `
+    CREATE FUNCTION ${s}.trace_append(
+      p_thread text, p_owner text, p_counter integer, p_named text[], p_expected_streams text[],
+      p_expected_lengths integer[], p_headers json, p_payloads json, p_count integer, p_ts text
+    ) RETURNS json LANGUAGE plpgsql
+    -- A custom plan per call re-plans every statement on every append (the arguments change the estimates
+    -- and never the plan); one generic plan per connection is the same plan without the planning.
+    SET plan_cache_mode = force_generic_plan AS $fn$
+    DECLARE
+      v_owner text;
+      v_counter integer;
+      v_expires_at double precision;
+      v_released boolean;
+      v_key bigint;
+      v_length integer;
+      v_lengths json;
+      v_notified boolean;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended('${schema}:' || p_thread, 0));
+      -- In one statement: the lease, and the thread's length and the named streams' lengths, each the last
+      -- entry of an index (the cost does not grow with the thread; 0 for a new thread).
+      SELECT l.owner, l.counter, l.expires_at, l.released, t.key, coalesce(last.position, 0), (
+        SELECT coalesce(json_object_agg(n.stream, coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
+          WHERE e.thread_key = t.key AND e.stream = n.stream ORDER BY e.seq DESC LIMIT 1), 0)), '{}')
+        FROM unnest(p_named) n(stream))
+      INTO v_owner, v_counter, v_expires_at, v_released, v_key, v_length, v_lengths
+      FROM (SELECT) one
+      LEFT JOIN ${s}.trace_leases l ON l.thread_id = p_thread
+      LEFT JOIN ${s}.trace_threads t ON t.id = p_thread
+      LEFT JOIN LATERAL (
+        SELECT e.position FROM ${s}.trace_events e WHERE e.thread_key = t.key ORDER BY e.position DESC LIMIT 1
+      ) last ON true;
+      IF p_owner IS NOT NULL AND (v_owner IS NULL OR v_owner <> p_owner OR v_counter <> p_counter) THEN
+        RETURN json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
+          'expiresAt', v_expires_at, 'released', v_released);
+      END IF;
+      FOR i IN 1 .. cardinality(p_expected_streams) LOOP
+        IF coalesce((v_lengths ->> p_expected_streams[i])::integer, 0) <> p_expected_lengths[i] THEN
+          RETURN json_build_object('status', 'moved', 'lengths', v_lengths);
+        END IF;
+      END LOOP;
+      IF p_count = 0 THEN
+        RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+      END IF;
+      IF v_key IS NULL THEN
+        INSERT INTO ${s}.trace_threads (id, first_ts) VALUES (p_thread, p_ts) RETURNING key INTO v_key;
+      END IF;
+      -- An event's seq is its stream's length plus its place among the batch's events of that stream. The payloads
+      -- are elements of their own array, which keep their JSON text (a field read out of an object would be
+      -- unescaped, and text cannot hold the \\u0000 a payload may). The NOTIFY goes in the same statement.
+      WITH inserted AS (
+        INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked)
+        SELECT v_key, v_length + u.n, u.type, u.stream, u.actor, u.origin, u.payload,
+          (v_lengths ->> u.stream)::integer + u.place, p_ts, u.version, u.checked
+        FROM ROWS FROM (
+          json_to_recordset(p_headers) AS (place integer, type text, stream text, actor text, origin text, version text,
+            checked text),
+          json_array_elements(p_payloads)
+        ) WITH ORDINALITY AS u(place, type, stream, actor, origin, version, checked, payload, n)
       )
       SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
       RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
@@ -265,6 +338,12 @@ ${appendGrowingLength(s)}`,
     ALTER TABLE ${s}.trace_threads DROP COLUMN length;
     DROP FUNCTION ${s}.trace_append(text, text, text, text, integer, text[], text[], integer[], text[], text[],
       text[], text[], text[], text[], text, text[]);
+${appendFromArrays(s, schema)}`,
+  // The events as two JSON arrays (headers, payloads) rather than eight arrays of columns: the client writes each
+  // payload's JSON into its array as it is (no array quoting), and the server parses two values instead of eight arrays.
+  (s, schema) => `
+    DROP FUNCTION ${s}.trace_append(text, text, integer, text[], text[], integer[], text[], text[], integer[], text[],
+      text[], text[], text[], text[], text);
 ${appendFunction(s, schema)}`,
 ];
 

@@ -55,6 +55,22 @@ export interface PostgresTraceStoreOptions {
   schema?: string;
 }
 
+/**
+ * The events' headers as trace_append reads them: a JSON array of objects, each with the event's place among the
+ * batch's events of its stream.
+ */
+function headersJson(events: readonly PreparedEvent[], places: readonly number[]): string {
+  const text = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+  let json = "[";
+  events.forEach((event, index) => {
+    json +=
+      `${index === 0 ? "" : ","}{"place":${places[index]!},"type":${text(event.type)},"stream":${text(event.stream)},` +
+      `"actor":${text(event.actor)},"origin":${text(event.origin)},"version":${text(event.version)},` +
+      `"checked":${text(event.checked)}}`;
+  });
+  return `${json}]`;
+}
+
 /** The largest position, the start of a backward read. */
 const LAST_POSITION = 2 ** 31 - 1;
 
@@ -125,7 +141,6 @@ export class PostgresTraceStore implements TraceStore {
     const lease = options.lease ?? null;
     const expected = Object.entries(options.expected ?? {});
     const ts = new Date().toISOString();
-    const column = <K extends keyof PreparedEvent>(name: K) => prepared.map((event) => event[name]);
     // Each event's place among the batch's events of its stream: its seq is its stream's length plus that.
     const counted = new Map<string, number>();
     const places = prepared.map((event) => {
@@ -144,14 +159,10 @@ export class PostgresTraceStore implements TraceStore {
             streamsOf(prepared, options.expected),
             expected.map(([stream]) => stream),
             expected.map(([, length]) => length),
-            column("type"),
-            column("stream"),
-            places,
-            column("actor"),
-            column("origin"),
-            column("payload"),
-            column("version"),
-            column("checked"),
+            headersJson(prepared, places),
+            // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
+            `[${prepared.map((event) => event.payload).join(",")}]`,
+            prepared.length,
             ts,
           ])
         ).rows[0]!.outcome,
@@ -162,13 +173,23 @@ export class PostgresTraceStore implements TraceStore {
     }
     if (outcome.status === "moved") checkExpected(threadId, options.expected, (stream) => outcome.lengths[stream] ?? 0);
     if (outcome.status !== "appended") throw new Error(`trace_append answered ${JSON.stringify(outcome)}.`);
-    const rows: EventRow[] = prepared.map((event, index) => ({
-      ...event,
-      seq: outcome.lengths[event.stream]! + places[index]!,
-      ts,
-      position: outcome.first + index,
-    }));
-    return rows.map((row) => toEntry(row).event);
+    // Fields named, not spread (as in seal): a spread of the prepared event costs several times the literal.
+    return prepared.map((event, index) => {
+      const { type, stream, actor, origin, payload, version, checked } = event;
+      const seq = outcome.lengths[stream]! + places[index]!;
+      return toEntry({
+        type,
+        stream,
+        actor,
+        origin,
+        payload,
+        version,
+        checked,
+        seq,
+        ts,
+        position: outcome.first + index,
+      }).event;
+    });
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.acquire} */

@@ -49,7 +49,7 @@ describe("PostgresTraceStore", () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
     await migratePostgres(pool, { schema: name });
     const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6].map((version) => ({ version })));
   });
 
   it("upgrades a schema of version 4: its threads read, append on gapless in each stream, and delete with their events", async () => {
@@ -86,6 +86,42 @@ describe("PostgresTraceStore", () => {
     await store.delete(thread);
     const { rows } = await pool.query(`SELECT count(*)::int AS count FROM "${name}".trace_events`);
     expect(rows[0].count).toBe(0);
+    await store.close();
+  });
+
+  it("upgrades a schema of version 5: its threads read, and append after their events with the events as JSON", async () => {
+    const { pool, name } = (schema = await freshSchema("trace"));
+    await migratePostgresTo(pool, name, 5);
+    // A thread as version 5 wrote it, through its trace_append (the events as arrays of columns).
+    const thread = threadId();
+    const payloads = [{ i: 0 }, { i: 1, text: 'quote " and \\ and é' }, { i: 2 }].map((payload) =>
+      JSON.stringify(payload),
+    );
+    await pool.query(
+      `SELECT "${name}".trace_append($1, NULL, NULL, '{main,side}', '{}', '{}', '{note,note,note}', '{main,side,main}', ` +
+        "'{0,0,1}', '{system,system,system}', '{NULL,NULL,NULL}', $2, '{NULL,NULL,NULL}', '{NULL,NULL,NULL}', $3)",
+      [thread, payloads, "2024-03-01T10:00:00.000Z"],
+    );
+    await migratePostgres(pool, { schema: name });
+    const store = new PostgresTraceStore({ pool, schema: name });
+    const before = await collect(store.read(thread));
+    expect(before.map((entry) => [entry.position, entry.event.stream, entry.event.seq, entry.event.payload])).toEqual([
+      [1, "main", 0, { i: 0 }],
+      [2, "side", 0, { i: 1, text: 'quote " and \\ and é' }],
+      [3, "main", 1, { i: 2 }],
+    ]);
+    await expect(store.append(thread, events(1, 3), { expected: { main: 1 } })).rejects.toBeInstanceOf(
+      StreamMovedError,
+    );
+    const appended = await store.append(thread, [...events(1, 3, "side"), ...events(2, 4)], { expected: { main: 2 } });
+    expect(appended.map((event) => [event.stream, event.seq])).toEqual([
+      ["side", 1],
+      ["main", 2],
+      ["main", 3],
+    ]);
+    const after = await collect(store.read(thread));
+    expect(after.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(after.slice(3).map((entry) => entry.event)).toEqual(appended);
     await store.close();
   });
 
