@@ -146,6 +146,29 @@ SIZES.forEach((count, index) => {
 // The row of the issue's targets: 10,000 events with shrinking.
 const target = rows.find((row) => row[0] === 10_000 && row[1] === "yes")!;
 
+/**
+ * One builder with shrinking builds each prefix of the thread of `count` events from `from` on, in turn, as
+ * a worker does at each model call: the median CPU ms of a turn's first build (its last event an input)
+ * and of the others.
+ */
+function prefixes(count: number, from: number): { first: number; others: number } {
+  const events = eventsOf(count);
+  const made = WITH();
+  made.build(Trace.of(events.slice(0, from)));
+  const first: number[] = [];
+  const others: number[] = [];
+  for (let end = from + 1; end <= events.length; end += 1) {
+    const trace = Trace.of(events.slice(0, end));
+    const { cpu } = timed(() => made.build(trace));
+    (Input.is(events[end - 1]) ? first : others).push(cpu);
+  }
+  return { first: ms(first), others: ms(others) };
+}
+
+const PREFIXES = { count: 10_000, from: 9_000 };
+const turns = prefixes(PREFIXES.count, PREFIXES.from);
+console.log(`prefixes: a turn's first build ${turns.first} ms CPU, the others ${turns.others}`);
+
 writeSection(
   "Building one request (`context-build.ts`)",
   `The time that \`MessageBuilder.build\` takes to make the request of the next model call, from a trace of
@@ -155,13 +178,15 @@ searches, so the builder works the forms out at three calls.
 
 - **cold** is a new builder's first build of the trace.
 - **warm** is the same builder's next build, after one more event (the running turn's last result) is
-  appended: the builder keeps what it rendered of the thread (each event's messages, each result in each
-  form and as each Shorten made it, each element's xml opening and escaped text, numbers, handles, and
-  the shrink pass at each call), so it renders only the new event and plans only the new call. The
-  builders that \`forTurn\` makes share their base builder's cache (the 8 threads built last), so a thread's
-  next turn and a worker's next activity build warm too, when their trace holds the same event objects (a
-  trace the worker keeps and tops up); each kept render is checked against the turn's parts (renderInput,
-  tool definitions, citations, limits; prompt, model and budget for the passes).
+  appended: the builder keeps what it rendered of the thread (each event's messages, each result as each
+  Shorten made it, each element's xml opening as a root and as a part and its escaped text, the length of
+  each result in each form it was measured in, numbers, handles, the shrink pass at each call, and the
+  messages it laid out last), so it renders only the new event, plans only the new call, and lays out
+  only what follows the first event or result whose shape changed. The builders that \`forTurn\` makes
+  share their base builder's cache (the 8 threads built last), so a thread's next turn and a worker's next
+  activity build warm too, when their trace holds the same event objects (a trace the worker keeps and
+  tops up); each kept render is checked against the turn's parts (renderInput, tool definitions,
+  citations, limits; prompt, model and budget for the passes).
 - **shrinking: no** is a builder without limits: every result full, no size checked.
 - **shrinking: yes** has a window the trace fits in and thresholds it is far over (startAt 2,000 tokens,
   target 1,000, no minGain), so the default shrinks compress and stub the results of every turn but the
@@ -177,21 +202,38 @@ ${markdownTable(rows)}
 Every request is the same byte for byte as a cold build's (test/toolkit/context/incremental-build.test.ts,
 which also checks that the builders of several turns send a new builder's request whatever parts each
 turn gives, and that the next turn's builder renders only what is new).
-Before the builder kept anything between builds, every build was cold: 10,001 events with shrinking took
-758.5 and 937.7 ms in two runs on this machine (wall time), 1,001 events 63.8 ms. Before the work of
-issue 11 on allocation (each result shortened once per Shorten, each element's xml opening made once,
-no per-event arrays in planning), one run at load average 1.9 gave, with shrinking: 1,000 events cold
-33.7 ms (43.7 CPU), warm 1.5; 10,000 cold 341 ms (397 CPU), warm 18.2 (20.1 CPU); 50,000 cold 2,241 ms
-(2,489 CPU), warm 138 (147 CPU).
+
+Forms are planned from lengths: the xml layout sums a result's length from each element's kept pieces
+(the opening, the escaped text, the closing tag, the newlines between them), and the result's text is made
+only for the form that is sent (test/toolkit/context/measure.test.ts checks each length against the text
+made in full). A Source that a Shorten copies with another text (dropText, a cap) shares the opening of the
+element recorded under its id. A cold build still reads every event (numbers, handles, recordings: about
+a sixth of its time), renders every event's messages once and measures each result in each form it passes
+through (full, compressed, stubbed) to plan the forms, keeping several map entries per event for the
+builds that follow; a third or more of its CPU time is garbage collection, of this build and of the
+builders before it in the run.
+
+Building each prefix of the last ${(PREFIXES.count - PREFIXES.from).toLocaleString("en")} events of a
+${PREFIXES.count.toLocaleString("en")}-event thread in turn with one builder (shrinking, as a worker does
+at each model call), a turn's first build took ${turns.first} ms of CPU (median) and the others
+${turns.others}. A turn's first build plans its first call from every result full again, since the
+turns the shrinks select have moved: each old result is offered to each shrink once more, each offer
+finding its floors and the kept lengths of its shapes. The others keep the messages of the last layout up
+to the first change.
+
+Before this work on measuring (issue 11, item 3), one run at load average 1.8 gave, with shrinking:
+10,000 events cold 225.7 ms (298.4 CPU), warm 5.4 (6.4 CPU); 50,000 cold 1,640 ms (1,988 CPU), warm
+74.1 (82.6 CPU); building each prefix of the last 1,000 of 10,000 events took 6.5 ms of CPU a build
+(median) but 29.7 for a turn's first. Before the builder kept anything between builds, every build was
+cold: 10,001 events with shrinking took 758.5 and 937.7 ms in two runs on this machine (wall time), 1,001
+events 63.8 ms. Before the work of issue 11 on allocation (each result shortened once per Shorten, each
+element's xml opening made once, no per-event arrays in planning), one run at load average 1.9 gave, with
+shrinking: 1,000 events cold 33.7 ms (43.7 CPU), warm 1.5; 10,000 cold 341 ms (397 CPU), warm 18.2
+(20.1 CPU); 50,000 cold 2,241 ms (2,489 CPU), warm 138 (147 CPU).
 
 Issue 11's targets for 10,000 events with shrinking are a cold build within 50 ms and a warm one within
 10 ms, growing linearly. In this run they took ${target[3]} ms of CPU cold and ${target[5]} warm: the cold
-target is ${Number(target[3]) <= 50 ? "met" : "not met"}, the warm one ${Number(target[5]) <= 10 ? "met" : "not met"}. Both grow about linearly with the thread. The warm figure
-varies from run to run (4.8 to 27 ms of CPU at 10,000 events in the runs of this change) with the garbage
-of the cold build before it, which is still being collected. Building each prefix of a 10,000-event thread
-in turn with one builder, most warm builds take 5 to 7 ms of CPU, but one in four (one per turn) takes 30
-to 60 ms: a warm build still walks every shown event once per view to lay out the request and runs the
-shrinks' selections over every result. A cold build renders every result in each form a shrink offers
-(full, compressed, stubbed: three xml layouts per result) to measure it, since the forms decided depend on
-those exact sizes, and a third or more of its CPU time is garbage collection.`,
+target is ${Number(target[3]) <= 50 ? "met" : "not met"}, the warm one ${Number(target[5]) <= 10 ? "met" : "not met"}. Both grow about linearly with the thread. On this
+shared machine a cold build's CPU time varies by a fifth or more from run to run with the load and the
+garbage of the builds before it.`,
 );

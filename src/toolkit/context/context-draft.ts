@@ -620,11 +620,15 @@ export class ContextDraft {
     if (last !== undefined && extendsList(last.events, events)) {
       from = last.events.length;
       for (; kept < last.results.length; kept += 1) {
-        const { at, handle, shape } = last.results[kept]!;
-        if ((shapes.get(handle) ?? FULL_SHAPE) !== shape) {
-          from = at;
+        const laidOut = last.results[kept]!;
+        const shape = shapes.get(laidOut.handle) ?? FULL_SHAPE;
+        if (shape === laidOut.shape) continue;
+        // A shape of the same key shows the result as the same kept message (a turn's first pass makes new shapes).
+        if (shapeKey(shape) !== shapeKey(laidOut.shape)) {
+          from = laidOut.at;
           break;
         }
+        laidOut.shape = shape;
       }
     }
     const laid: LaidOut =
