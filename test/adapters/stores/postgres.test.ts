@@ -71,18 +71,7 @@ describe("PostgresTraceStore", () => {
       [2, "side", 0],
       [3, "main", 1],
     ]);
-    await expect(store.append(thread, events(1, 3), { expected: { main: 1 } })).rejects.toBeInstanceOf(
-      StreamMovedError,
-    );
-    const appended = await store.append(thread, [...events(1, 3, "side"), ...events(2, 4)], { expected: { main: 2 } });
-    expect(appended.map((event) => [event.stream, event.seq])).toEqual([
-      ["side", 1],
-      ["main", 2],
-      ["main", 3],
-    ]);
-    const after = await collect(store.read(thread));
-    expect(after.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(after.slice(3).map((entry) => entry.event)).toEqual(appended);
+    await appendsAfterOldEvents(store, thread);
     await store.delete(thread);
     const { rows } = await pool.query(`SELECT count(*)::int AS count FROM "${name}".trace_events`);
     expect(rows[0].count).toBe(0);
@@ -110,18 +99,7 @@ describe("PostgresTraceStore", () => {
       [2, "side", 0, { i: 1, text: 'quote " and \\ and é' }],
       [3, "main", 1, { i: 2 }],
     ]);
-    await expect(store.append(thread, events(1, 3), { expected: { main: 1 } })).rejects.toBeInstanceOf(
-      StreamMovedError,
-    );
-    const appended = await store.append(thread, [...events(1, 3, "side"), ...events(2, 4)], { expected: { main: 2 } });
-    expect(appended.map((event) => [event.stream, event.seq])).toEqual([
-      ["side", 1],
-      ["main", 2],
-      ["main", 3],
-    ]);
-    const after = await collect(store.read(thread));
-    expect(after.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(after.slice(3).map((entry) => entry.event)).toEqual(appended);
+    await appendsAfterOldEvents(store, thread);
     await store.close();
   });
 
@@ -190,3 +168,20 @@ describe("PostgresTraceStore", () => {
     await fixture.close();
   });
 });
+
+/**
+ * Append to a thread an older version wrote (2 events on "main", 1 on "side"): a stale `expected` is refused,
+ * and a batch lands after the old events with its seqs counted from theirs.
+ */
+async function appendsAfterOldEvents(store: PostgresTraceStore, thread: string): Promise<void> {
+  await expect(store.append(thread, events(1, 3), { expected: { main: 1 } })).rejects.toBeInstanceOf(StreamMovedError);
+  const appended = await store.append(thread, [...events(1, 3, "side"), ...events(2, 4)], { expected: { main: 2 } });
+  expect(appended.map((event) => [event.stream, event.seq])).toEqual([
+    ["side", 1],
+    ["main", 2],
+    ["main", 3],
+  ]);
+  const after = await collect(store.read(thread));
+  expect(after.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(after.slice(3).map((entry) => entry.event)).toEqual(appended);
+}
