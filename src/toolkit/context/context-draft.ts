@@ -655,20 +655,28 @@ export class ContextDraft {
     }
     starts.push(messages.length);
     this.cache.lastLayout = laid;
-    const system = this.systemText(null);
-    const shortened = base!.shortened + delta.shortened > 0;
-    const tools = this.offered(view, shortened);
-    const characters =
-      (system === null ? 0 : system.length) +
-      base!.characters +
-      delta.characters +
-      new ChatRequest([], tools).characters;
+    const system = this.systemText(visible.summary);
+    const { shortened, tools, characters } = this.summed(view, visible.summary, base!, delta);
     return {
       messages: system === null ? [...messages] : [SystemMessage(system), ...messages],
       tools,
       shortened,
       characters,
     };
+  }
+
+  // The size of a context whose shapes are summed: the system text, the events with every result full, what
+  // the shapes change, and the tools offered (reopen once something is shortened).
+  private summed(view: Trace, summary: string | null, base: Sizes, delta: Sizes) {
+    const system = this.systemText(summary);
+    const shortened = base.shortened + delta.shortened > 0 || summary !== null;
+    const tools = this.offered(view, shortened);
+    const characters =
+      (system === null ? 0 : system.length) +
+      base.characters +
+      delta.characters +
+      new ChatRequest([], tools).characters;
+    return { shortened, tools, characters };
   }
 
   /**
@@ -679,16 +687,7 @@ export class ContextDraft {
     if (this.settings.policy.maxImages !== null) return this.layout(view, shapes).characters;
     const { base, summary } = this.visible(view);
     const delta = changes.get(shapes);
-    if (base !== undefined && delta !== undefined) {
-      const system = this.systemText(summary);
-      const shortened = base.shortened + delta.shortened > 0 || summary !== null;
-      return (
-        (system === null ? 0 : system.length) +
-        base.characters +
-        delta.characters +
-        new ChatRequest([], this.offered(view, shortened)).characters
-      );
-    }
+    if (base !== undefined && delta !== undefined) return this.summed(view, summary, base, delta).characters;
     let characters = 0;
     const shortened = this.walk(
       view,
@@ -962,6 +961,7 @@ const changes = new WeakMap<ReadonlyMap<string, ResultShape>, Sizes>();
 // change (`keep`).
 class FormsOf implements FormsByHandle {
   private states: ResultStates;
+  private kept = false;
 
   constructor(states: ResultStates) {
     this.states = states;
@@ -973,8 +973,6 @@ class FormsOf implements FormsByHandle {
     this.states = new Map(this.states);
     this.kept = true;
   }
-
-  private kept = false;
 
   get size(): number {
     return this.states.size;

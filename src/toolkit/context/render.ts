@@ -30,6 +30,7 @@ import type { ContextPolicy } from "./context-policy.js";
 import { UnrenderedEventError } from "./errors.js";
 import { COMPRESSED, CUT_TEXT, FULL, type Form, STUBBED, type Shorten, capText, shortened } from "./forms.js";
 import type { ModelLimits } from "./limits.js";
+import { kindOf } from "./shrink.js";
 
 // The setting of the nearest registered type: a subtype uses its closest registered ancestor's setting.
 
@@ -102,13 +103,12 @@ export interface EventRendering {
  * @throws UnrenderedEventError for a type that is neither built in nor registered.
  */
 export function eventMessages(event: Event, rendering: EventRendering): readonly Message[] {
-  // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
-  const type = (event as { type?: unknown }).type as string;
-  if (Input.names.has(type)) {
+  const kind = kindOf(event);
+  if (kind.input) {
     const message = rendering.renderInput(event as Input, showElementsOf(rendering));
     return message === null ? [] : [message];
   }
-  if (ModelOutput.names.has(type)) {
+  if (kind.modelOutput) {
     const output = event as ModelOutput;
     const markers: (readonly [number, string])[] = [];
     for (const marker of output.markers) markers.push([marker.at, marker.text]);
@@ -116,7 +116,7 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
     for (const call of output.toolCalls) toolCalls.push(rendering.shownCall(call));
     return [AssistantMessage(markers.length === 0 ? output.content : inserted(output.content, markers), { toolCalls })];
   }
-  if (ToolOutput.names.has(type)) {
+  if (kind.result) {
     const output = event as ToolOutput;
     const tool = output.callId === null ? null : rendering.toolOf(output.callId);
     const content = resultContent(output, output.elements.length === 0 ? "" : rendering.show(output.elements, tool));

@@ -60,40 +60,46 @@ export function kindOf(event: Event): EventKind {
   return kind;
 }
 
-const startsByEvents = new WeakMap<readonly Event[], readonly number[]>();
-// The last list asked about: the next one usually extends it by the events appended since.
-let lastStarts: { events: readonly Event[]; starts: readonly number[] } | undefined;
+/**
+ * A value folded over a list of events, made once for each list. The lists a builder asks about usually
+ * extend the last one by the events appended since: then the fold goes on from its value (a copy, by `carry`).
+ */
+function foldedOver<T>(
+  initial: () => T,
+  carry: (value: T) => T,
+  add: (value: T, event: Event, index: number) => T,
+): (events: readonly Event[]) => T {
+  const byEvents = new WeakMap<readonly Event[], T>();
+  let last: { events: readonly Event[]; value: T } | undefined;
+  return (events) => {
+    let value = byEvents.get(events);
+    if (value === undefined) {
+      const from = last !== undefined && extendsList(last.events, events) ? last.events.length : 0;
+      value = from === 0 ? initial() : carry(last!.value);
+      for (let index = from; index < events.length; index += 1) value = add(value, events[index]!, index);
+      byEvents.set(events, value);
+    }
+    last = { events, value };
+    return value;
+  };
+}
 
 /** The index of each input that starts a turn, as turnStarts finds them, found once for each list of events. */
-export function turnStartsOf(events: readonly Event[]): readonly number[] {
-  let starts = startsByEvents.get(events);
-  if (starts === undefined) {
-    const from = lastStarts !== undefined && extendsList(lastStarts.events, events) ? lastStarts.events.length : 0;
-    const found = from === 0 ? [] : [...lastStarts!.starts];
-    for (let index = from; index < events.length; index += 1) if (kindOf(events[index]!).input) found.push(index);
-    starts = found;
-    startsByEvents.set(events, starts);
-  }
-  lastStarts = { events, starts };
-  return starts;
-}
-
-const outputsByEvents = new WeakMap<readonly Event[], number>();
-// The last list asked about: the next one usually extends it by the events appended since.
-let lastOutputs: { events: readonly Event[]; count: number } | undefined;
+export const turnStartsOf: (events: readonly Event[]) => readonly number[] = foldedOver<number[]>(
+  () => [],
+  (starts) => [...starts],
+  (starts, event, index) => {
+    if (kindOf(event).input) starts.push(index);
+    return starts;
+  },
+);
 
 /** How many model outputs a list of events holds, counted once for each list. */
-export function modelOutputsIn(events: readonly Event[]): number {
-  let count = outputsByEvents.get(events);
-  if (count === undefined) {
-    const from = lastOutputs !== undefined && extendsList(lastOutputs.events, events) ? lastOutputs.events.length : 0;
-    count = from === 0 ? 0 : lastOutputs!.count;
-    for (let index = from; index < events.length; index += 1) if (kindOf(events[index]!).modelOutput) count += 1;
-    outputsByEvents.set(events, count);
-  }
-  lastOutputs = { events, count };
-  return count;
-}
+export const modelOutputsIn: (events: readonly Event[]) => number = foldedOver(
+  () => 0,
+  (count) => count,
+  (count, event) => (kindOf(event).modelOutput ? count + 1 : count),
+);
 
 /** Whether `next` starts with every event of `earlier`, the same objects in the same order. */
 export function extendsList(earlier: readonly Event[], next: readonly Event[]): boolean {
@@ -390,31 +396,16 @@ export class Floor {
  * Whether an earlier model output cited the element: true when a marker of a model output in `before`
  * cites its id. So a passage that the model relied on keeps its text after its result shrinks.
  */
-export const cited: Protects = (element, _tool, before) => citedIds(before).has(element.id);
+export const cited: Protects = (element, _tool, before) => citedIds(before.events).has(element.id);
 
-// A builder asks about many elements of one view: read its citations once.
-const citedByView = new WeakMap<Trace, ReadonlySet<string>>();
-
-/** The ids of the Sources that the model outputs of a trace cite. */
-function citedIds(view: Trace): ReadonlySet<string> {
-  let ids = citedByView.get(view);
-  if (ids === undefined) {
-    // The views of one build extend each other: the events after the last view's are read.
-    const events = view.events;
-    const last = lastCited;
-    const from = last !== undefined && extendsList(last.events, events) ? last.events.length : 0;
-    const found = from === 0 ? new Set<string>() : new Set(last!.ids);
-    for (let index = from; index < events.length; index += 1) {
-      const event = events[index]!;
-      if (!kindOf(event).modelOutput) continue;
+/** The ids of the Sources that the model outputs of a list of events cite; a builder asks about many elements of one view. */
+const citedIds = foldedOver<Set<string>>(
+  () => new Set(),
+  (ids) => new Set(ids),
+  (ids, event) => {
+    if (kindOf(event).modelOutput)
       for (const marker of (event as ModelOutput).markers)
-        for (const number of marker.cited) if (number.source !== null) found.add(number.source);
-    }
-    ids = found;
-    citedByView.set(view, ids);
-    lastCited = { events, ids };
-  }
-  return ids;
-}
-
-let lastCited: { events: readonly Event[]; ids: ReadonlySet<string> } | undefined;
+        for (const number of marker.cited) if (number.source !== null) ids.add(number.source);
+    return ids;
+  },
+);
