@@ -43,10 +43,11 @@ import {
   type EventKind,
   type FormsByHandle,
   type Shrink,
+  cited,
+  citedIn,
   extendsList,
   kindOf,
   knowHandles,
-  modelOutputsIn,
   turnStartsOf,
 } from "./shrink.js";
 
@@ -221,6 +222,8 @@ export class ThreadCache {
   lastLayout: LaidOut | undefined;
   /** The result states after the shrink pass at a view, by the view's last event and its length. */
   passes = new Map<Event, Map<number, ResultStates>>();
+  /** What the last first pass of a turn decided: the next turn's first pass takes each decision that still holds. */
+  firstPass: PassTrail | undefined;
 
   private readonly facts = new Map<Event, Facts>();
   // The turn's parts that the kept renders and passes were made with: builders of other turns share the cache.
@@ -260,11 +263,15 @@ export class ThreadCache {
     this.lastVisible = undefined;
     this.lastLayout = undefined;
     this.passes = new Map();
+    this.firstPass = undefined;
   }
 
   /** The passes planned so far, if they were planned with the same parts as `now` (prompt, model, tools, budget); else none. */
   passesFor(now: readonly unknown[]): Map<Event, Map<number, ResultStates>> {
-    if (this.plannedWith === undefined || !sameValues(this.plannedWith, now)) this.passes = new Map();
+    if (this.plannedWith === undefined || !sameValues(this.plannedWith, now)) {
+      this.passes = new Map();
+      this.firstPass = undefined;
+    }
     this.plannedWith = now;
     return this.passes;
   }
@@ -805,8 +812,8 @@ const shapeKeys = new WeakMap<ResultShape, string>();
 export interface ResultState extends ResultShape {
   /** The shrink that gave the form. */
   by: Shrink;
-  /** The number of model calls before the call at which the shrink gave the form. */
-  at: number;
+  /** The call of the running turn at which the shrink gave the form: 0 for the turn's first. */
+  call: number;
 }
 
 /** The state of each shrunk result, by handle; a result that is not in it is full. */
@@ -835,10 +842,11 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   const kept = new Map<Event, Map<number, ResultStates>>();
   let states: ResultStates = new Map();
   changes.set(states, { characters: 0, shortened: 0 });
-  for (const end of ends) {
+  for (const [call, end] of ends.entries()) {
     const last = events[end - 1];
     const found = last === undefined ? undefined : known.get(last)?.get(end);
-    states = found ?? shrinkPass(draft, end === events.length ? trace : draft.before(trace, end), states, planning);
+    states =
+      found ?? shrinkPass(draft, end === events.length ? trace : draft.before(trace, end), states, planning, call);
     if (last === undefined) continue;
     const byLength = kept.get(last) ?? new Map<number, ResultStates>();
     kept.set(last, byLength.set(end, states));
@@ -889,61 +897,137 @@ const measuredByEvents = new WeakMap<readonly Event[], Map<string, MeasuredPromp
 let lastMeasured: { events: readonly Event[]; model: string; measured: MeasuredPrompt | null } | undefined;
 
 /**
- * One pass of the shrinks at the call after `view`: over startAt, the shrinks without a `when` apply their
- * offers one at a time until the size is under target; a shrink with a `when` runs while the size is over
- * it. A pass that frees less than minGain is not made, unless without it the call would not fit.
+ * What the first pass of a turn decided of each offer, shrink by shrink, in order. The first pass of the next
+ * turn starts from the same forms (every result full) on a view that extends this one, so an offer of the
+ * same result from the same state decides the same: its decision is taken, not made again.
  */
-function shrinkPass(draft: ContextDraft, view: Trace, before: ResultStates, planning: Planning): ResultStates {
+export interface PassTrail {
+  /** The shown events of the pass's view: a view that shows them first shows their results the same. */
+  shown: readonly Event[];
+  summary: string | null;
+  /** How many ids the view's model outputs cited: with only `cited` floors and none cited since, each floor holds. */
+  cited: number;
+  policy: ContextPolicy;
+  /** Each shrink's offers, in the order it made them, with what was decided. */
+  offers: OfferDecision[][];
+}
+
+/** One offer of a shrink and what the pass decided of it. */
+interface OfferDecision {
+  handle: string;
+  form: Form;
+  /** The result's state when it was offered (undefined: full). */
+  current: ResultState | undefined;
+  /** The result the handle named, or undefined when the call did not show it. */
+  result: ToolOutput | undefined;
+  /** The state the result went to, or null when the offer was skipped. */
+  state: ResultState | null;
+  /** The characters it freed, and the change in results shown shortened. */
+  freed: number;
+  shortened: number;
+}
+
+/**
+ * One pass of the shrinks at call `call` of the running turn (0 for its first), whose view is `view`: over
+ * startAt, the shrinks without a `when` apply their offers one at a time until the size is under target; a
+ * shrink with a `when` runs while the size is over it. A pass that frees less than minGain is not made,
+ * unless without it the call would not fit. A turn's first pass takes what the last one decided where it holds.
+ */
+function shrinkPass(
+  draft: ContextDraft,
+  view: Trace,
+  before: ResultStates,
+  planning: Planning,
+  call: number,
+): ResultStates {
   const { policy, limits } = planning;
   const { startAt, target } = policy.thresholds(limits);
   const measured = measuredPrompt(view.events, planning.model, draft.cache);
-  const { results } = draft.visible(view);
+  const { results, events: shown, summary } = draft.visible(view);
   let characters = draft.characters(view, before);
   const tokens = () => limits.promptTokens(characters, measured);
   const initial = tokens();
   const started = initial > startAt;
-  const states = new Map(before);
-  const known = changes.get(before);
-  const change = known === undefined ? undefined : { ...known };
-  const at = modelOutputsIn(view.events);
-  for (const shrink of policy.shrink) {
+  // The states are copied when the first offer is taken: most later calls of a turn take none.
+  let states: Map<string, ResultState> | undefined;
+  let change = changes.get(before);
+  const first = call === 0;
+  const earlier = first ? draft.cache.firstPass : undefined;
+  const citedCount = first ? citedIn(view.events) : 0;
+  // A decision holds where the view shows what the earlier one showed, and each floor applies as it did then.
+  const holds =
+    earlier !== undefined &&
+    earlier.policy === policy &&
+    earlier.summary === summary &&
+    earlier.cited === citedCount &&
+    policy.protect.every((floor) => floor.applies === cited) &&
+    extendsList(earlier.shown, shown);
+  const trail: OfferDecision[][] = [];
+  for (const [index, shrink] of policy.shrink.entries()) {
+    const decided: OfferDecision[] = [];
+    if (first) trail.push(decided);
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
     if (!active()) continue;
-    const forms = new FormsOf(states);
+    const forms = new FormsOf(states ?? before);
     const offers = shrink(view, forms);
     const lazy = !Array.isArray(offers);
+    const past = holds ? earlier.offers[index] : undefined;
     for (const [handle, form] of offers) {
-      const result = results.get(handle);
-      const current = states.get(handle);
-      // An offer that does not lower the form, or names a result the call does not show, frees nothing.
-      if (result === undefined || !(form < (current?.form ?? FULL))) continue;
-      const output = draft.output(result);
-      const state: ResultState = {
-        form,
-        floors: floorsOf(output.elements, form, draft.toolOf(result), view, policy),
-        by: shrink,
-        at,
-      };
-      const [was, is] = [draft.result(result, current ?? FULL_SHAPE), draft.result(result, state)];
-      const freed = was.length - is.length;
-      if (freed <= 0) continue;
+      const current = (states ?? before).get(handle);
+      const same = past?.[decided.length];
+      const decision =
+        same !== undefined &&
+        same.handle === handle &&
+        same.form === form &&
+        same.current === current &&
+        (same.result !== undefined || !results.has(handle))
+          ? same
+          : decide(draft, view, policy, { handle, form, current, result: results.get(handle) }, shrink, call);
+      if (first) decided.push(decision);
+      if (decision.state === null) continue;
       if (lazy) forms.keep();
-      states.set(handle, state);
-      characters -= freed;
+      if (states === undefined) {
+        states = new Map(before);
+        change = change === undefined ? undefined : { ...change };
+      }
+      states.set(handle, decision.state);
+      characters -= decision.freed;
       if (change !== undefined) {
-        change.characters -= freed;
-        change.shortened += Number(is.shortened) - Number(was.shortened);
+        change.characters -= decision.freed;
+        change.shortened += decision.shortened;
       }
       if (!active()) break;
     }
   }
+  if (first) draft.cache.firstPass = { shown, summary, cited: citedCount, policy, offers: trail };
   const gain = initial - tokens();
   const minGain = policy.minGain === null ? 0 : limits.tokens(policy.minGain);
   const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;
-  if (gain > 0 && gain < minGain && fitsWithout) return before;
+  if (states === undefined || (gain > 0 && gain < minGain && fitsWithout)) return before;
   if (change !== undefined) changes.set(states, change);
   return states;
+}
+
+// What an offer frees: nothing when it names a result the call does not show, or does not lower its form.
+// Decisions are made as one literal shape: the next turn's first pass reads many of them.
+function decide(
+  draft: ContextDraft,
+  view: Trace,
+  policy: ContextPolicy,
+  offer: Pick<OfferDecision, "handle" | "form" | "current" | "result">,
+  by: Shrink,
+  call: number,
+): OfferDecision {
+  const { handle, form, current, result } = offer;
+  if (result === undefined || !(form < (current?.form ?? FULL)))
+    return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
+  const floors = floorsOf(draft.output(result).elements, form, draft.toolOf(result), view, policy);
+  const state: ResultState = { form, floors, by, call };
+  const [was, is] = [draft.result(result, current ?? FULL_SHAPE), draft.result(result, state)];
+  const freed = was.length - is.length;
+  if (freed <= 0) return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
+  return { handle, form, current, result, state, freed, shortened: Number(is.shortened) - Number(was.shortened) };
 }
 
 /** No result shrunk: the states of a build without limits, which change nothing from every result full. */

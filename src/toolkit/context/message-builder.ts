@@ -28,7 +28,7 @@ import { ContextPolicy } from "./context-policy.js";
 import { ContextFullError, MissingTurnError } from "./errors.js";
 import type { ModelLimits } from "./limits.js";
 import type { RenderEvent } from "./render.js";
-import { Shrunk } from "./shrink.js";
+import { Shrunk, modelOutputsIn, turnStartsOf } from "./shrink.js";
 import { xml } from "./xml.js";
 
 /** The settings of a MessageBuilder: its own (policy, show, select, renderers), then the parts of one turn. */
@@ -236,9 +236,12 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
    */
   explain(trace: Trace): Shrunk[] {
     const states = this.states(this.draft(trace), trace);
+    // A state names the call of the running turn; Shrunk counts the model calls of the whole stream before it.
+    const events = trace.events;
+    const callsBefore = modelOutputsIn(events.slice(0, turnStartsOf(events).at(-1) ?? 0));
     return [...states]
       .sort(([a], [b]) => Number(a.slice(1)) - Number(b.slice(1)))
-      .map(([handle, state]) => new Shrunk(handle, state.form, state.by, state.at));
+      .map(([handle, state]) => new Shrunk(handle, state.form, state.by, callsBefore + state.call));
   }
 
   private draft(trace: Trace, caches = this.caches): ContextDraft {

@@ -409,3 +409,8 @@ const citedIds = foldedOver<Set<string>>(
     return ids;
   },
 );
+
+/** How many ids the model outputs of a list of events cite. */
+export function citedIn(events: readonly Event[]): number {
+  return citedIds(events).size;
+}

@@ -9,13 +9,18 @@ import { Budget } from "../../../src/runtime/budget.js";
 import type { Show } from "../../../src/runtime/contracts.js";
 import {
   BRACKETS,
+  Compress,
   ContextPolicy,
+  FULL,
+  Floor,
   MessageBuilder,
   ModelLimits,
   Reasoning,
+  Stub,
   Text,
   Tokens,
   renderedBy,
+  turns,
   xml,
   type ContextPolicyOptions,
   type TurnParts,
@@ -84,6 +89,72 @@ describe("a warm build", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("plans each turn's first call as a cold build does, with floors that read the trace and selections that drop events", () => {
+    // A turn's first pass takes the decisions of the last turn's where they hold: a floor that reads the trace,
+    // an earlier shrink that went further, or a selection that no longer shows the same events must undo that.
+    const readsTrace = new Floor(
+      (element, _tool, before) => before.events.length % 3 === 0 && element.id.endsWith("#0"),
+      FULL,
+    );
+    fc.assert(
+      fc.property(
+        conversationPlans,
+        policies,
+        fc.constantFrom("default", "none", "reads the trace"),
+        fc.integer({ min: 100, max: 900 }),
+        fc.constantFrom(null, 12),
+        (plan, policy, protect, when, last) => {
+          const options = {
+            ...policy,
+            protect: protect === "default" ? undefined : protect === "none" ? [] : [readsTrace],
+            // Two shrinks with a `when`, so how far the first went decides what the second is offered.
+            shrink: [
+              Compress(turns.slice(0, -1), { when: new Tokens(when) }),
+              Stub(turns.slice(0, -1), { when: new Tokens(Math.floor(when / 2)) }),
+              ...policy.shrink!,
+            ],
+          };
+          const make = () =>
+            new MessageBuilder({
+              policy: new ContextPolicy(options),
+              renderInput: renderedBy(Text),
+              model: "test-model",
+              prompt: () => "Answer.",
+              tools: [SEARCH],
+              citations: BRACKETS,
+              limits: new ModelLimits({ window: new Tokens(100_000) }),
+              select: last === null ? null : (trace) => trace.events.slice(-last),
+            });
+          const warm = make();
+          for (const trace of prefixes(conversationOf(plan).events))
+            expect(built(warm, trace)).toEqual(built(make(), trace));
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it("plans a turn's first call again where an earlier shrink went further than at the last turn's", () => {
+    // At each turn's first call the compress reaches one more result; the stub is then offered that result
+    // compressed, not full as at the last turn's first call, and frees less.
+    const policy = {
+      startAt: new Tokens(90_000),
+      target: new Tokens(80_000),
+      minGain: null,
+      shrink: [
+        Compress(turns.slice(0, -1), { when: new Tokens(100) }),
+        Stub(turns.slice(0, -1), { when: new Tokens(70) }),
+      ],
+    };
+    const conversation = new Conversation();
+    const warm = builder(policy);
+    for (let turn = 0; turn < 4; turn += 1) {
+      conversation.ask(`Q${turn}?`);
+      expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+      conversation.search(`s${turn}`, documentOf(`d${turn}`, 2, 10)).answer("A.");
+    }
   });
 
   it("builds an earlier cut of the thread, as a replay does, as a cold build does", () => {
