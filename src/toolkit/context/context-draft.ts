@@ -42,6 +42,7 @@ import { measureOf } from "./xml.js";
 import {
   type EventKind,
   type FormsByHandle,
+  RecentLists,
   type Shrink,
   cited,
   citedIn,
@@ -864,10 +865,11 @@ export function measuredPrompt(events: readonly Event[], model: string, facts?: 
   if (byModel === undefined) measuredByEvents.set(events, (byModel = new Map()));
   let measured = byModel.get(model);
   if (measured === undefined) {
-    // The events appended since the list asked about last are searched; before them, its answer holds.
-    const last = lastMeasured;
-    const from =
-      last !== undefined && last.model === model && extendsList(last.events, events) ? last.events.length : 0;
+    // The events appended since a list asked about before are searched; before them, its answer holds.
+    let recent = recentMeasured.get(model);
+    if (recent === undefined) recentMeasured.set(model, (recent = new RecentLists()));
+    const last = recent.extended(events);
+    const from = last?.events.length ?? 0;
     const isOutput = (event: Event) => (facts === undefined ? ModelOutput.is(event) : facts.factsOf(event).modelOutput);
     let output: ModelOutput | undefined;
     for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
@@ -883,18 +885,16 @@ export function measuredPrompt(events: readonly Event[], model: string, facts?: 
     measured =
       output !== undefined
         ? { tokens: output.usage!.promptTokens, characters: output.promptCharacters! }
-        : from > 0
-          ? last!.measured
-          : null;
+        : (last?.value ?? null);
     byModel.set(model, measured);
+    recent.remember(events, measured);
   }
-  lastMeasured = { events, model, measured };
   return measured;
 }
 
 // Each pass of a build and the build itself ask about the same events: each list is searched once per model.
 const measuredByEvents = new WeakMap<readonly Event[], Map<string, MeasuredPrompt | null>>();
-let lastMeasured: { events: readonly Event[]; model: string; measured: MeasuredPrompt | null } | undefined;
+const recentMeasured = new Map<string, RecentLists<MeasuredPrompt | null>>();
 
 /**
  * What the first pass of a turn decided of each offer, shrink by shrink, in order. The first pass of the next

@@ -61,8 +61,31 @@ export function kindOf(event: Event): EventKind {
 }
 
 /**
- * A value folded over a list of events, made once for each list. The lists a builder asks about usually
- * extend the last one by the events appended since: then the fold goes on from its value (a copy, by `carry`).
+ * What was found of the last few lists of events asked about, most recent first. A builder asks about the
+ * lists of a few traces in turn (a thread's, a cut of it, an input checked alone), each of which usually
+ * extends one asked about before: the answer goes on from the longest such list's.
+ */
+export class RecentLists<T> {
+  private recent: { events: readonly Event[]; value: T }[] = [];
+
+  /** The longest recent list that `events` extends, with what was found of it. */
+  extended(events: readonly Event[]): { events: readonly Event[]; value: T } | undefined {
+    let found: { events: readonly Event[]; value: T } | undefined;
+    for (const entry of this.recent)
+      if ((found === undefined || entry.events.length > found.events.length) && extendsList(entry.events, events))
+        found = entry;
+    return found;
+  }
+
+  /** Keep what was found of `events`, as the most recent. */
+  remember(events: readonly Event[], value: T): void {
+    this.recent = [{ events, value }, ...this.recent.filter((entry) => entry.events !== events)].slice(0, 4);
+  }
+}
+
+/**
+ * A value folded over a list of events, made once for each list. A list usually extends one asked about
+ * before by the events appended since: then the fold goes on from its value (a copy, by `carry`).
  */
 function foldedOver<T>(
   initial: () => T,
@@ -70,16 +93,17 @@ function foldedOver<T>(
   add: (value: T, event: Event, index: number) => T,
 ): (events: readonly Event[]) => T {
   const byEvents = new WeakMap<readonly Event[], T>();
-  let last: { events: readonly Event[]; value: T } | undefined;
+  const recent = new RecentLists<T>();
   return (events) => {
     let value = byEvents.get(events);
     if (value === undefined) {
-      const from = last !== undefined && extendsList(last.events, events) ? last.events.length : 0;
-      value = from === 0 ? initial() : carry(last!.value);
+      const earlier = recent.extended(events);
+      const from = earlier?.events.length ?? 0;
+      value = earlier === undefined ? initial() : carry(earlier.value);
       for (let index = from; index < events.length; index += 1) value = add(value, events[index]!, index);
       byEvents.set(events, value);
     }
-    last = { events, value };
+    recent.remember(events, value);
     return value;
   };
 }
@@ -117,17 +141,21 @@ export function unitsOf(events: readonly Event[], unit: Unit): readonly UnitSpan
   if (byUnit === undefined) unitsByEvents.set(events, (byUnit = new Map()));
   let units = byUnit.get(unit);
   if (units === undefined) {
-    // Each view of a build, and each build, asks about a list that extends the last one asked about.
-    const last = lastUnits.get(unit);
-    const extended = last !== undefined && unit !== "rounds" && extendsList(last.events, events) ? last : undefined;
-    byUnit.set(unit, (units = findUnits(events, unit, extended)));
-    lastUnits.set(unit, { events, units });
+    // Each view of a build, and each build, asks about a list that extends one asked about before.
+    const recent = recentUnits[unit];
+    const extended = unit === "rounds" ? undefined : recent.extended(events);
+    byUnit.set(unit, (units = findUnits(events, unit, extended && { events: extended.events, units: extended.value })));
+    recent.remember(events, units);
   }
   return units;
 }
 
-// The units of the last list asked about, by unit.
-const lastUnits = new Map<Unit, { events: readonly Event[]; units: readonly UnitSpan[] }>();
+// The units of the last lists asked about, by unit.
+const recentUnits: Record<Unit, RecentLists<readonly UnitSpan[]>> = {
+  turns: new RecentLists(),
+  rounds: new RecentLists(),
+  results: new RecentLists(),
+};
 
 // The units of `events`; of turns and results, those of an earlier list that `events` extends are kept, but its last turn.
 function findUnits(
