@@ -45,7 +45,7 @@ import {
   RecentLists,
   type Shrink,
   cited,
-  citedIn,
+  citedFrom,
   extendsList,
   kindOf,
   knowHandles,
@@ -902,11 +902,10 @@ const recentMeasured = new Map<string, RecentLists<MeasuredPrompt | null>>();
  * same result from the same state decides the same: its decision is taken, not made again.
  */
 export interface PassTrail {
-  /** The shown events of the pass's view: a view that shows them first shows their results the same. */
+  /** The events of the pass's view, and those it showed: a view that extends both shows their results the same. */
+  events: readonly Event[];
   shown: readonly Event[];
   summary: string | null;
-  /** How many ids the view's model outputs cited: with only `cited` floors and none cited since, each floor holds. */
-  cited: number;
   policy: ContextPolicy;
   /** Each shrink's offers, in the order it made them, with what was decided. */
   offers: OfferDecision[][];
@@ -953,15 +952,20 @@ function shrinkPass(
   let change = changes.get(before);
   const first = call === 0;
   const earlier = first ? draft.cache.firstPass : undefined;
-  const citedCount = first ? citedIn(view.events) : 0;
-  // A decision holds where the view shows what the earlier one showed, and each floor applies as it did then.
+  // A decision holds where the view shows what the earlier one showed, and each floor applies as it did then:
+  // with only `cited` floors, a result none of whose elements was cited since is kept as it was.
   const holds =
     earlier !== undefined &&
     earlier.policy === policy &&
     earlier.summary === summary &&
-    earlier.cited === citedCount &&
     policy.protect.every((floor) => floor.applies === cited) &&
+    extendsList(earlier.events, view.events) &&
     extendsList(earlier.shown, shown);
+  const citedSince = holds ? citedFrom(view.events, earlier.events.length) : new Set<string>();
+  const keeps = (result: ToolOutput | undefined) =>
+    citedSince.size === 0 ||
+    result === undefined ||
+    !draft.output(result).elements.some((element) => citedSince.has(element.id));
   const trail: OfferDecision[][] = [];
   for (const [index, shrink] of policy.shrink.entries()) {
     const decided: OfferDecision[] = [];
@@ -981,7 +985,8 @@ function shrinkPass(
         same.handle === handle &&
         same.form === form &&
         same.current === current &&
-        (same.result !== undefined || !results.has(handle))
+        (same.result !== undefined || !results.has(handle)) &&
+        keeps(same.result)
           ? same
           : decide(draft, view, policy, { handle, form, current, result: results.get(handle) }, shrink, call);
       if (first) decided.push(decision);
@@ -1000,7 +1005,7 @@ function shrinkPass(
       if (!active()) break;
     }
   }
-  if (first) draft.cache.firstPass = { shown, summary, cited: citedCount, policy, offers: trail };
+  if (first) draft.cache.firstPass = { events: view.events, shown, summary, policy, offers: trail };
   const gain = initial - tokens();
   const minGain = policy.minGain === null ? 0 : limits.tokens(policy.minGain);
   const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;

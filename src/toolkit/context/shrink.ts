@@ -430,15 +430,20 @@ export const cited: Protects = (element, _tool, before) => citedIds(before.event
 const citedIds = foldedOver<Set<string>>(
   () => new Set(),
   (ids) => new Set(ids),
-  (ids, event) => {
-    if (kindOf(event).modelOutput)
-      for (const marker of (event as ModelOutput).markers)
-        for (const number of marker.cited) if (number.source !== null) ids.add(number.source);
-    return ids;
-  },
+  (ids, event) => addCited(ids, event),
 );
 
-/** How many ids the model outputs of a list of events cite. */
-export function citedIn(events: readonly Event[]): number {
-  return citedIds(events).size;
+// Add the ids of the Sources that an event cites, if it is a model output.
+function addCited(ids: Set<string>, event: Event): Set<string> {
+  if (kindOf(event).modelOutput)
+    for (const marker of (event as ModelOutput).markers)
+      for (const number of marker.cited) if (number.source !== null) ids.add(number.source);
+  return ids;
+}
+
+/** The ids of the Sources that the model outputs of `events` cite, from the event at `from` on. */
+export function citedFrom(events: readonly Event[], from: number): Set<string> {
+  const ids = new Set<string>();
+  for (let index = from; index < events.length; index += 1) addCited(ids, events[index]!);
+  return ids;
 }
