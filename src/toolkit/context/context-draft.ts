@@ -80,9 +80,34 @@ export interface Visible {
   handles: readonly (string | undefined)[];
   summary: string | null;
   /** The shown results (with a handle), by handle. */
-  results: ReadonlyMap<string, ToolOutput>;
+  results: ShownResults;
   /** The characters of the events with every result full, and the count of those shortened even so; absent where shapes cannot be summed. */
   base?: Sizes;
+}
+
+/**
+ * The shown results of a view, by handle. Views that extend one another share one map of the place where
+ * each result shows, and each reads only the places before its end: a view that extends another adds its
+ * own results to the map and copies none.
+ */
+export class ShownResults {
+  constructor(
+    /** Each result and its place among the shown events. */
+    readonly places: Map<string, { result: ToolOutput; at: number }>,
+    /** How many events the view shows. */
+    readonly end: number,
+  ) {}
+
+  /** The result that `handle` names, if the view shows it. */
+  get(handle: string): ToolOutput | undefined {
+    const place = this.places.get(handle);
+    return place !== undefined && place.at < this.end ? place.result : undefined;
+  }
+
+  /** Whether the view shows the result that `handle` names. */
+  has(handle: string): boolean {
+    return this.get(handle) !== undefined;
+  }
 }
 
 /** Characters of shown events, and how many shown results show less than all of the result. */
@@ -449,9 +474,12 @@ export class ContextDraft {
     if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
       const events = [...last!.visible.events];
       const handles = [...last!.visible.handles];
-      const results = new Map(last!.visible.results);
-      this.show(extended, new Set(), events, handles, results);
-      visible = { events, handles, summary: last!.visible.summary, results };
+      // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
+      const shared = last!.visible.results.places;
+      const again = extended.some((event) => shared.has(this.cache.factsOf(event).handle ?? ""));
+      const places = again ? new Map(shared) : shared;
+      this.show(extended, new Set(), events, handles, places);
+      visible = { events, handles, summary: last!.visible.summary, results: new ShownResults(places, events.length) };
       const before = last!.visible.base;
       if (before !== undefined) visible.base = this.sizes(events, handles, last!.visible.events.length, before);
     } else {
@@ -459,14 +487,16 @@ export class ContextDraft {
         Compaction | undefined;
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
-      visible = { events: [], handles: [], summary: compaction?.summary ?? null, results: new Map() };
-      this.show(
-        selected,
-        replaced,
-        visible.events as Event[],
-        visible.handles as (string | undefined)[],
-        visible.results as Map<string, ToolOutput>,
-      );
+      const events: Event[] = [];
+      const handles: (string | undefined)[] = [];
+      const places = new Map<string, { result: ToolOutput; at: number }>();
+      this.show(selected, replaced, events, handles, places);
+      visible = {
+        events,
+        handles,
+        summary: compaction?.summary ?? null,
+        results: new ShownResults(places, events.length),
+      };
     }
     if (visible.base === undefined && this.summable(visible))
       visible.base = this.sizes(visible.events, visible.handles, 0);
@@ -507,20 +537,20 @@ export class ContextDraft {
     return { characters, shortened };
   }
 
-  // Add each event that shows, its handle, and each result by its handle.
+  // Add each event that shows, its handle, and each result's place by its handle.
   private show(
     selected: readonly Event[],
     replaced: ReadonlySet<Event>,
     events: Event[],
     handles: (string | undefined)[],
-    results: Map<string, ToolOutput>,
+    places: Map<string, { result: ToolOutput; at: number }>,
   ): void {
     for (const event of selected) {
       const { compaction, handle } = this.cache.factsOf(event);
       if (compaction || (replaced.size > 0 && replaced.has(event))) continue;
+      if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length });
       events.push(event);
       handles.push(handle);
-      if (handle !== undefined) results.set(handle, event as ToolOutput);
     }
   }
 
