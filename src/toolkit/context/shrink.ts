@@ -127,10 +127,24 @@ export const modelOutputsIn: (events: readonly Event[]) => number = foldedOver(
 
 /** Whether `next` starts with every event of `earlier`, the same objects in the same order. */
 export function extendsList(earlier: readonly Event[], next: readonly Event[]): boolean {
+  if (earlier === next) return true;
   if (next.length < earlier.length) return false;
-  for (let index = earlier.length - 1; index >= 0; index -= 1) if (next[index] !== earlier[index]) return false;
-  return true;
+  // The folds and caches of one build each ask this of the same two lists: the answer is found once. Lists
+  // of events only grow, so the same two lists at the same lengths hold the same events.
+  const known = comparisons.get(earlier);
+  if (known?.next === next && known.lengths[0] === earlier.length && known.lengths[1] === next.length)
+    return known.extends;
+  let found = true;
+  for (let index = earlier.length - 1; index >= 0 && found; index -= 1) found = next[index] === earlier[index];
+  comparisons.set(earlier, { next, lengths: [earlier.length, next.length], extends: found });
+  return found;
 }
+
+// The last list each list was compared with, at which lengths, and the answer.
+const comparisons = new WeakMap<
+  readonly Event[],
+  { next: readonly Event[]; lengths: [number, number]; extends: boolean }
+>();
 
 // The shrinks of one build ask about the same events many times: each list's units are found once.
 const unitsByEvents = new WeakMap<readonly Event[], Map<Unit, readonly UnitSpan[]>>();
