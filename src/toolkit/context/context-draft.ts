@@ -342,6 +342,8 @@ export class ThreadCache {
  */
 interface LaidOut {
   events: readonly Event[];
+  /** The shapes the results were laid out in. */
+  shapes: ReadonlyMap<string, ResultShape>;
   messages: Message[];
   /** The index in `messages` of each event's first message, and the length of `messages` after the last. */
   starts: number[];
@@ -657,6 +659,8 @@ export class ContextDraft {
     let kept = 0;
     if (last !== undefined && extendsList(last.events, events)) {
       from = last.events.length;
+      // The same states show each result laid out last as it was.
+      if (last.shapes === shapes) kept = last.results.length;
       for (; kept < last.results.length; kept += 1) {
         const laidOut = last.results[kept]!;
         const shape = shapes.get(laidOut.handle) ?? FULL_SHAPE;
@@ -669,15 +673,13 @@ export class ContextDraft {
         laidOut.shape = shape;
       }
     }
-    const laid: LaidOut =
-      last === undefined || from === 0
-        ? { events, messages: [], starts: [], results: [] }
-        : {
-            events,
-            messages: last.messages.slice(0, last.starts[from]),
-            starts: last.starts.slice(0, from),
-            results: last.results.slice(0, kept),
-          };
+    // The last layout is this cache's alone: it is cut back to what still holds and goes on from there.
+    const laid: LaidOut = last ?? { events, shapes, messages: [], starts: [], results: [] };
+    laid.messages.length = from === 0 ? 0 : laid.starts[from]!;
+    laid.starts.length = from;
+    laid.results.length = from === 0 ? 0 : kept;
+    laid.events = events;
+    laid.shapes = shapes;
     const { messages, starts, results } = laid;
     for (let index = from; index < events.length; index += 1) {
       starts.push(messages.length);
