@@ -152,15 +152,11 @@ function appendFromArrays(s: string, schema: string): string {
 }
 
 /**
- * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
- * thread's lock (the key that PostgresConnection.write takes) it checks the lease and the expected stream
- * lengths, inserts the events with their positions and seqs, and notifies. It reports a refusal as a status,
- * so the store raises the same errors as its other paths. The caller names the streams whose lengths it
- * needs (the events' and the expected ones), and gives the events as two JSON arrays in the batch's order: their
- * headers, each with its place among the batch's events of its stream (from 0), and their payloads. An append
- * answers the first position and the named streams' lengths before it.
+ * The trace_append function of migration 6 (kept as it applied it): the events as two JSON arrays (headers with
+ * each event's place among the batch's events of its stream, and payloads); the named streams' lengths read by
+ * one index lookup each and answered as a JSON object.
  */
-function appendFunction(s: string, schema: string): string {
+function appendFromJson(s: string, schema: string): string {
   return `
     CREATE FUNCTION ${s}.trace_append(
       p_thread text, p_owner text, p_counter integer, p_named text[], p_expected_streams text[],
@@ -220,6 +216,99 @@ function appendFunction(s: string, schema: string): string {
             checked text),
           json_array_elements(p_payloads)
         ) WITH ORDINALITY AS u(place, type, stream, actor, origin, version, checked, payload, n)
+      )
+      SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
+      RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+    END
+    $fn$;`;
+}
+
+/**
+ * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
+ * thread's lock (the key that PostgresConnection.write takes) it checks the lease and the expected stream
+ * lengths, inserts the events with their positions and seqs, and notifies. It reports a refusal as a status,
+ * so the store raises the same errors as its other paths. The caller names the streams whose lengths it
+ * needs (the events' and the expected ones) and, in the same order, the length it expects of each (null: any).
+ * It gives the events as two JSON arrays in the batch's order: their headers, each with its stream's slot among
+ * the named ones (from 1) and its place among the batch's events of that stream (from 0), and their payloads.
+ * An append answers the first position and the named streams' lengths before it, in the named order.
+ *
+ * One index entry answers both the thread's length and, in the common case, the length of the stream the
+ * thread's last event is in: within a stream, seqs grow with positions, so that event holds its stream's last
+ * seq. Only another named stream costs a lookup of its own.
+ */
+function appendFunction(s: string, schema: string): string {
+  return `
+    CREATE FUNCTION ${s}.trace_append(
+      p_thread text, p_owner text, p_counter integer, p_named text[], p_expected integer[], p_headers json,
+      p_payloads json, p_count integer, p_ts text
+    ) RETURNS json LANGUAGE plpgsql
+    -- A custom plan per call re-plans every statement on every append (the arguments change the estimates
+    -- and never the plan); one generic plan per connection is the same plan without the planning.
+    SET plan_cache_mode = force_generic_plan AS $fn$
+    DECLARE
+      v_owner text;
+      v_counter integer;
+      v_expires_at double precision;
+      v_released boolean;
+      v_key bigint;
+      v_length integer;
+      v_last_stream text;
+      v_last_seq integer;
+      v_lengths integer[] := p_expected;
+      v_notified boolean;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended('${schema}:' || p_thread, 0));
+      -- In one statement, after the lock (so that it reads what the previous holder wrote): the lease, the thread,
+      -- and its last event (the primary key's last entry: the cost does not grow with the thread).
+      SELECT l.owner, l.counter, l.expires_at, l.released, t.key, coalesce(last.position, 0), last.stream, last.seq
+      INTO v_owner, v_counter, v_expires_at, v_released, v_key, v_length, v_last_stream, v_last_seq
+      FROM (SELECT) one
+      LEFT JOIN ${s}.trace_leases l ON l.thread_id = p_thread
+      LEFT JOIN ${s}.trace_threads t ON t.id = p_thread
+      LEFT JOIN LATERAL (
+        SELECT e.position, e.stream, e.seq FROM ${s}.trace_events e WHERE e.thread_key = t.key
+        ORDER BY e.position DESC LIMIT 1
+      ) last ON true;
+      IF p_owner IS NOT NULL AND (v_owner IS NULL OR v_owner <> p_owner OR v_counter <> p_counter) THEN
+        RETURN json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
+          'expiresAt', v_expires_at, 'released', v_released);
+      END IF;
+      FOR i IN 1 .. cardinality(p_named) LOOP
+        IF v_key IS NULL THEN
+          v_lengths[i] := 0;
+        ELSIF p_named[i] = v_last_stream THEN
+          v_lengths[i] := v_last_seq + 1;
+        ELSE
+          -- Another stream's length: its last entry in the stream index.
+          v_lengths[i] := coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
+            WHERE e.thread_key = v_key AND e.stream = p_named[i] ORDER BY e.seq DESC LIMIT 1), 0);
+        END IF;
+      END LOOP;
+      -- Every length first, so that a refusal reports each expected stream's.
+      FOR i IN 1 .. cardinality(p_named) LOOP
+        IF v_lengths[i] <> p_expected[i] THEN
+          RETURN json_build_object('status', 'moved', 'lengths', v_lengths);
+        END IF;
+      END LOOP;
+      IF p_count = 0 THEN
+        RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+      END IF;
+      IF v_key IS NULL THEN
+        INSERT INTO ${s}.trace_threads (id, first_ts) VALUES (p_thread, p_ts) RETURNING key INTO v_key;
+      END IF;
+      -- An event's seq is its stream's length plus its place among the batch's events of that stream. The payloads
+      -- are elements of their own array, which keep their JSON text (a field read out of an object would be
+      -- unescaped, and text cannot hold the \\u0000 a payload may). The NOTIFY goes in the same statement.
+      WITH inserted AS (
+        INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked)
+        SELECT v_key, v_length + u.n, u.type, u.stream, u.actor, u.origin, u.payload, v_lengths[u.slot] + u.place, p_ts,
+          u.version, u.checked
+        FROM ROWS FROM (
+          json_to_recordset(p_headers) AS (slot integer, place integer, type text, stream text, actor text, origin text,
+            version text, checked text),
+          json_array_elements(p_payloads)
+        ) WITH ORDINALITY AS u(slot, place, type, stream, actor, origin, version, checked, payload, n)
       )
       SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
       RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
@@ -344,6 +433,12 @@ ${appendFromArrays(s, schema)}`,
   (s, schema) => `
     DROP FUNCTION ${s}.trace_append(text, text, integer, text[], text[], integer[], text[], text[], integer[], text[],
       text[], text[], text[], text[], text);
+${appendFromJson(s, schema)}`,
+  // The thread's last event answers its length and its stream's (one index entry instead of one per named stream),
+  // the lengths go as arrays in the order of the named streams (no JSON object to build and read back), and each
+  // event names its stream's slot among them.
+  (s, schema) => `
+    DROP FUNCTION ${s}.trace_append(text, text, integer, text[], text[], integer[], json, json, integer, text);
 ${appendFunction(s, schema)}`,
 ];
 

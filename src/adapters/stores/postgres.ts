@@ -22,7 +22,6 @@ import {
   liveLease,
   released,
   renewed,
-  streamsOf,
   toEntry,
   type EventRow,
   type LeaseState,
@@ -39,10 +38,13 @@ import {
   type PreparedEvent,
 } from "./validation.js";
 
-/** What the trace_append function answers: the seal of the appended events, or why it refused. */
+/**
+ * What the trace_append function answers: the first position and the named streams' lengths before the append
+ * (in the order the call named them), or why it refused.
+ */
 type AppendOutcome =
-  | { status: "appended"; first: number; lengths: Record<string, number> }
-  | { status: "moved"; lengths: Record<string, number> }
+  | { status: "appended"; first: number; lengths: number[] }
+  | { status: "moved"; lengths: number[] }
   | ({ status: "lease" } & { owner: string | null; counter: number | null; expiresAt: number; released: boolean });
 
 /** Options of PostgresTraceStore: give `pool` or `connectionString`. */
@@ -56,19 +58,53 @@ export interface PostgresTraceStoreOptions {
 }
 
 /**
- * The events' headers as trace_append reads them: a JSON array of objects, each with the event's place among the
- * batch's events of its stream.
+ * The arguments of trace_append that describe a batch: the streams whose lengths it needs (the events', then the
+ * expected ones), the length expected of each (null: any), and the events' headers as a JSON array of objects,
+ * each with its stream's slot among the named streams (from 1) and its place among the batch's events of that
+ * stream (from 0). `slots` and `places` are per event, for the seqs of the answer.
  */
-function headersJson(events: readonly PreparedEvent[], places: readonly number[]): string {
+interface AppendArguments {
+  named: string[];
+  expected: (number | null)[];
+  headers: string;
+  slots: number[];
+  places: number[];
+}
+
+/** Name the streams of a batch and `expected`, and write the headers, in one pass over the events. */
+function appendArguments(
+  events: readonly PreparedEvent[],
+  expected: Readonly<Record<string, number>> | null | undefined,
+): AppendArguments {
+  const named: string[] = [];
+  // Per named stream: how many of the batch's events it has so far.
+  const counts: number[] = [];
+  const slots: number[] = [];
+  const places: number[] = [];
   const text = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
-  let json = "[";
-  events.forEach((event, index) => {
-    json +=
-      `${index === 0 ? "" : ","}{"place":${places[index]!},"type":${text(event.type)},"stream":${text(event.stream)},` +
+  let headers = "[";
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
+    let slot = named.indexOf(event.stream);
+    if (slot < 0) slot = named.push(event.stream) - 1;
+    const place = (counts[slot] ??= 0);
+    counts[slot] = place + 1;
+    slots.push(slot);
+    places.push(place);
+    headers +=
+      `${index === 0 ? "" : ","}{"slot":${slot + 1},"place":${place},"type":${text(event.type)},"stream":${text(event.stream)},` +
       `"actor":${text(event.actor)},"origin":${text(event.origin)},"version":${text(event.version)},` +
       `"checked":${text(event.checked)}}`;
-  });
-  return `${json}]`;
+  }
+  const lengths: (number | null)[] = named.map(() => null);
+  for (const [stream, length] of Object.entries(expected ?? {})) {
+    const slot = named.indexOf(stream);
+    if (slot < 0) {
+      named.push(stream);
+      lengths.push(length);
+    } else lengths[slot] = length;
+  }
+  return { named, expected: lengths, headers: `${headers}]`, slots, places };
 }
 
 /** The largest position, the start of a backward read. */
@@ -139,15 +175,8 @@ export class PostgresTraceStore implements TraceStore {
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
     const lease = options.lease ?? null;
-    const expected = Object.entries(options.expected ?? {});
     const ts = new Date().toISOString();
-    // Each event's place among the batch's events of its stream: its seq is its stream's length plus that.
-    const counted = new Map<string, number>();
-    const places = prepared.map((event) => {
-      const place = counted.get(event.stream) ?? 0;
-      counted.set(event.stream, place + 1);
-      return place;
-    });
+    const batch = appendArguments(prepared, options.expected);
     // One round trip: the trace_append function locks, checks, seals, inserts and notifies.
     const outcome = await this.connection.once(
       async (client) =>
@@ -156,10 +185,9 @@ export class PostgresTraceStore implements TraceStore {
             threadId,
             lease?.owner ?? null,
             lease?.counter ?? null,
-            streamsOf(prepared, options.expected),
-            expected.map(([stream]) => stream),
-            expected.map(([, length]) => length),
-            headersJson(prepared, places),
+            batch.named,
+            batch.expected,
+            batch.headers,
             // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
             `[${prepared.map((event) => event.payload).join(",")}]`,
             prepared.length,
@@ -171,24 +199,26 @@ export class PostgresTraceStore implements TraceStore {
       const state = outcome.owner == null ? null : { ...outcome, owner: outcome.owner, counter: outcome.counter! };
       checkLease(threadId, state as LeaseState | null, lease);
     }
-    if (outcome.status === "moved") checkExpected(threadId, options.expected, (stream) => outcome.lengths[stream] ?? 0);
+    if (outcome.status === "moved") {
+      checkExpected(threadId, options.expected, (stream) => outcome.lengths[batch.named.indexOf(stream)]!);
+    }
     if (outcome.status !== "appended") throw new Error(`trace_append answered ${JSON.stringify(outcome)}.`);
-    // Fields named, not spread (as in seal): a spread of the prepared event costs several times the literal.
+    // The events as read() would give them, built directly rather than as rows: fields named, not spread (as in
+    // seal), since a spread of the prepared event costs several times the literal.
     return prepared.map((event, index) => {
-      const { type, stream, actor, origin, payload, version, checked } = event;
-      const seq = outcome.lengths[stream]! + places[index]!;
-      return toEntry({
-        type,
-        stream,
-        actor,
-        origin,
-        payload,
-        version,
-        checked,
-        seq,
+      const sealed: StoredEvent = {
+        type: event.type,
+        stream: event.stream,
+        actor: event.actor,
+        origin: event.origin,
+        payload: JSON.parse(event.payload) as StoredEvent["payload"],
+        seq: outcome.lengths[batch.slots[index]!]! + batch.places[index]!,
         ts,
-        position: outcome.first + index,
-      }).event;
+        version: event.version,
+      };
+      // Absent rather than null, as toEntry leaves it.
+      if (event.checked !== null) sealed.checked = event.checked;
+      return sealed;
     });
   }
 

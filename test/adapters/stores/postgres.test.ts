@@ -49,7 +49,7 @@ describe("PostgresTraceStore", () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
     await migratePostgres(pool, { schema: name });
     const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7].map((version) => ({ version })));
   });
 
   it("upgrades a schema of version 4: its threads read, append on gapless in each stream, and delete with their events", async () => {
@@ -97,6 +97,34 @@ describe("PostgresTraceStore", () => {
     expect(before.map((entry) => [entry.position, entry.event.stream, entry.event.seq, entry.event.payload])).toEqual([
       [1, "main", 0, { i: 0 }],
       [2, "side", 0, { i: 1, text: 'quote " and \\ and é' }],
+      [3, "main", 1, { i: 2 }],
+    ]);
+    await appendsAfterOldEvents(store, thread);
+    await store.close();
+  });
+
+  it("upgrades a schema of version 6: its threads read, and append after their events in each stream", async () => {
+    const { pool, name } = (schema = await freshSchema("trace"));
+    await migratePostgresTo(pool, name, 6);
+    // A thread as version 6 wrote it, through its trace_append (the events as two JSON arrays, the lengths as an object).
+    const thread = threadId();
+    const headers = [
+      { place: 0, type: "note", stream: "main", actor: "system", origin: null, version: null, checked: null },
+      { place: 0, type: "note", stream: "side", actor: "system", origin: null, version: null, checked: null },
+      { place: 1, type: "note", stream: "main", actor: "system", origin: null, version: null, checked: null },
+    ];
+    await pool.query(`SELECT "${name}".trace_append($1, NULL, NULL, '{main,side}', '{}', '{}', $2, $3, 3, $4)`, [
+      thread,
+      JSON.stringify(headers),
+      JSON.stringify([{ i: 0 }, { i: 1 }, { i: 2 }]),
+      "2024-03-01T10:00:00.000Z",
+    ]);
+    await migratePostgres(pool, { schema: name });
+    const store = new PostgresTraceStore({ pool, schema: name });
+    const before = await collect(store.read(thread));
+    expect(before.map((entry) => [entry.position, entry.event.stream, entry.event.seq, entry.event.payload])).toEqual([
+      [1, "main", 0, { i: 0 }],
+      [2, "side", 0, { i: 1 }],
       [3, "main", 1, { i: 2 }],
     ]);
     await appendsAfterOldEvents(store, thread);
