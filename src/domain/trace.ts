@@ -263,7 +263,8 @@ function after<T>(from: Pending<T>, index: number, event: (item: T) => Event): E
 }
 
 function made<T>(from: Pending<T>, item: (entry: LogEntry<Event>) => T): readonly T[] {
-  return from.since.length === 0 ? from.base : [...from.base, ...from.since.map(item)];
+  // concat makes the list at its length at once; a spread grows it as it goes.
+  return from.since.length === 0 ? from.base : from.base.concat(from.since.map(item));
 }
 
 /** A kind of index of a thread's events that grows as events are appended: how to make one, and to tell it of more. */

@@ -474,16 +474,20 @@ export class ContextDraft {
         : null;
     // Events appended after the last view show after its events, unless one of them is a summary.
     if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
-      const events = [...last!.visible.events];
-      const handles = [...last!.visible.handles];
+      // Each appended event shows: the lists are made at their length at once.
+      const shownBefore = last!.visible.events.length;
+      const events = last!.visible.events.concat(extended);
+      const handles = last!.visible.handles.concat(extended.map((event) => this.cache.factsOf(event).handle));
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;
       const again = extended.some((event) => shared.has(this.cache.factsOf(event).handle ?? ""));
       const places = again ? new Map(shared) : shared;
-      this.show(extended, new Set(), events, handles, places);
+      for (let index = shownBefore; index < events.length; index += 1)
+        if (handles[index] !== undefined)
+          places.set(handles[index]!, { result: events[index] as ToolOutput, at: index });
       visible = { events, handles, summary: last!.visible.summary, results: new ShownResults(places, events.length) };
-      const before = last!.visible.base;
-      if (before !== undefined) visible.base = this.sizes(events, handles, last!.visible.events.length, before);
+      const base = last!.visible.base;
+      if (base !== undefined) visible.base = this.sizes(events, handles, shownBefore, base);
     } else {
       const compaction = view.events.findLast((event) => this.cache.factsOf(event).compaction) as
         Compaction | undefined;
@@ -698,7 +702,7 @@ export class ContextDraft {
     const system = this.systemText(visible.summary);
     const { shortened, tools, characters } = this.summed(view, visible.summary, base!, delta);
     return {
-      messages: system === null ? [...messages] : [SystemMessage(system), ...messages],
+      messages: system === null ? messages.slice() : ([SystemMessage(system)] as Message[]).concat(messages),
       tools,
       shortened,
       characters,
