@@ -248,28 +248,39 @@ export class Selection {
 
   /** Which of `count` units this selects, counted from 0 in the order of the slice; empty when an index is out of range. */
   picked(count: number): number[] {
-    if (typeof this.key === "number") {
-      const index = this.key < 0 ? count + this.key : this.key;
-      return index >= 0 && index < count ? [index] : [];
-    }
-    const from = bound(this.key.start, count, 0);
-    const to = bound(this.key.end, count, count);
+    const [from, to] = this.range(count);
     const picked: number[] = [];
     for (let index = from; index < to; index += 1) picked.push(index);
     return picked;
   }
 
+  // The units picked of `count`, from `from` up to (not including) `to`: an index or a slice picks a run.
+  private range(count: number): [number, number] {
+    if (typeof this.key !== "number") return [bound(this.key.start, count, 0), bound(this.key.end, count, count)];
+    const index = this.key < 0 ? count + this.key : this.key;
+    return index >= 0 && index < count ? [index, index + 1] : [0, 0];
+  }
+
+  // The handles found at the last view: the next view's units usually keep those picked then, and add some.
+  private lastFound: { units: readonly UnitSpan[]; from: number; to: number; handles: string[] } | undefined;
+
   /** The handles, such as "r1", of each result in a selected unit of `view`, oldest first. */
   handles(view: Trace): string[] {
     const units = unitsOf(view.events, this.unit);
     const handles = handlesOf(view.thread.events);
-    const found: string[] = [];
-    for (const index of this.picked(units.length).sort((a, b) => a - b))
+    const [from, to] = this.range(units.length);
+    const last = this.lastFound;
+    // The same unit objects hold the same results: only the units picked since are looked up.
+    let kept = last !== undefined && last.from === from && last.to <= to ? last.to : from;
+    for (let index = from; index < kept; index += 1) if (units[index] !== last!.units[index]) kept = from;
+    const found = kept === from ? [] : last!.handles.slice();
+    for (let index = kept; index < to; index += 1)
       for (const callId of units[index]!.results) {
         const handle = handles.handleOf(callId);
         if (handle !== undefined) found.push(handle);
       }
-    return found;
+    this.lastFound = { units, from, to, handles: found };
+    return found.slice();
   }
 
   /** The selection as code writes it, such as "turns.slice(0, -2)". */

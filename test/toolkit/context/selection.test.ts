@@ -49,6 +49,27 @@ describe("Selection", () => {
     expect(results.at(-1).handles(view)).toEqual(["r5"]);
   });
 
+  it("gives the handles of each longer view of a thread as of that view, the same selection asked again", () => {
+    // The running turn gains a result, then a turn starts: each selection reads each view as it is.
+    const conversation = new Conversation().ask("one").search("a", documentOf("a", 1)).answer("A.").ask("two");
+    const views = [
+      conversation.search("b", documentOf("b", 1)).trace(),
+      conversation.search("c", documentOf("c", 1)).trace(),
+      conversation.answer("C.").ask("three").search("d", documentOf("d", 1)).trace(),
+    ];
+    const [every, lastTwo] = [turns.slice(0), results.slice(-2)];
+    expect(views.map((view) => every.handles(view))).toEqual([
+      ["r1", "r2"],
+      ["r1", "r2", "r3"],
+      ["r1", "r2", "r3", "r4"],
+    ]);
+    expect(views.map((view) => lastTwo.handles(view))).toEqual([
+      ["r1", "r2"],
+      ["r2", "r3"],
+      ["r3", "r4"],
+    ]);
+  });
+
   it("refuses a unit or a key of the wrong kind", () => {
     expect(() => new Selection("days" as never, 1)).toThrow(ValueError);
     expect(() => turns.at(1.5)).toThrow(ValueError);
