@@ -51,6 +51,12 @@ export class Trace {
 
   /** Every event, in log order. */
   get events(): readonly Event[] {
+    // A view that holds every event of its thread (the one stream, or a cut of a one-stream thread) is a
+    // subsequence of its thread as long as it: it shares the thread's list.
+    if (this.eventList === undefined && this.whole !== undefined && this.count === this.whole.count) {
+      this.eventList = this.whole.events;
+      this.eventsFrom = undefined;
+    }
     if (this.eventList === undefined) {
       const from = this.eventsFrom;
       const events = from ? made(from, (entry) => entry.event) : this.entries.map((entry) => entry.event);

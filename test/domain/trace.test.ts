@@ -83,6 +83,14 @@ describe("Trace", () => {
     expect(before.thread.entries.map((entry) => entry.position)).toEqual([1, 2, 3]);
   });
 
+  it("gives a stream that holds every event of its thread the thread's list of events, and any other its own", () => {
+    const oneStream = Trace.of(events.filter((event) => event.stream === "main"));
+    expect(oneStream.stream("main").events).toBe(oneStream.events);
+    expect(oneStream.stream("main").before(2).events).toEqual(oneStream.events.slice(0, 2));
+    expect(trace.stream("main").events).toEqual(events.filter((event) => event.stream === "main"));
+    expect(trace.stream("task-1").events).toEqual([events[2]]);
+  });
+
   it("finds where each turn starts", () => {
     expect(turnStarts(events)).toEqual([0, 3]);
   });
