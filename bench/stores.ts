@@ -37,7 +37,7 @@ const ROUNDS = 9;
  * code then (on its own threads, counted in the process's CPU): a cost of the process, once, not of a pass.
  */
 const PASSES = 4;
-const TURNS = 7;
+const TURNS = 15;
 const WARM_UP_TURNS = 3;
 
 function median(values: readonly number[]): number {
