@@ -79,6 +79,8 @@ export class RecentLists<T> {
 
   /** Keep what was found of `events`, as the most recent. */
   remember(events: readonly Event[], value: T): void {
+    // A list asked about again and again (a floor asks once per element) is the most recent already.
+    if (this.recent[0]?.events === events) return;
     this.recent = [{ events, value }, ...this.recent.filter((entry) => entry.events !== events)].slice(0, 4);
   }
 }
@@ -455,7 +457,7 @@ export const cited: Protects = (element, _tool, before) => citedIds(before.event
 const citedIds = foldedOver<Set<string>>(
   () => new Set(),
   (ids) => new Set(ids),
-  (ids, event) => addCited(ids, event),
+  addCited,
 );
 
 // Add the ids of the Sources that an event cites, if it is a model output.
