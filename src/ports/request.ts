@@ -12,9 +12,14 @@ export class ChatRequest {
   readonly tools: readonly ToolDef[];
   private memo: { characters?: number; hash?: string } = {};
 
-  constructor(messages: readonly Message[], tools: readonly ToolDef[] = []) {
+  /**
+   * @param options.characters - The characters as this class counts them, where the caller has summed them already
+   *   (the context builder does as it lays a context out): a request of thousands of messages is not counted again.
+   */
+  constructor(messages: readonly Message[], tools: readonly ToolDef[] = [], options: { characters?: number } = {}) {
     this.messages = messages;
     this.tools = tools;
+    if (options.characters !== undefined) this.memo.characters = options.characters;
   }
 
   /**
@@ -96,8 +101,11 @@ function toolText(tool: ToolDef): string {
 
 /** The opening of every request's canonical JSON: its keys sorted, "messages" comes before "tools". */
 const OPENING = '{"messages":[';
-/** Hash states kept per hashed request: about one per this many characters of its messages. */
-const MARK_CHARACTERS = 64 * 1024;
+/**
+ * Hash states kept per hashed request: about one per this many characters of its messages. A request that changes
+ * a message goes on from the last state before it, so this bounds what is hashed again before the change.
+ */
+const MARK_CHARACTERS = 16 * 1024;
 /** How many recent requests a new one may go on from, for its hash and for its characters. */
 const KEPT_REQUESTS = 16;
 /** How many messages after those it shares a recent request may end and still end the search for one to go on from. */
@@ -110,9 +118,8 @@ interface Recent {
   readonly messages: readonly Message[];
 }
 
-/** A hashed request: its messages' texts, and the hash states after some of them (`at` texts hashed, after OPENING). */
+/** A hashed request: the hash states after some of its messages (`at` messages hashed, after OPENING). */
 interface Hashed extends Recent {
-  readonly texts: string[];
   readonly marks: { at: number; state: Hash }[];
 }
 
@@ -129,7 +136,8 @@ const counted: Counted[] = [];
  * The recent request that shares the most first messages with `messages` (the same objects, or those that
  * `same` says are the same at an index), and how many it shares. One that ends at most a few messages
  * after what it shares ends the search: the next call of a thread goes on from the call before it, which
- * a shrink may have changed near its end; an older one could save hashing those few alone.
+ * a shrink may have changed near its end; an older one could save hashing those few alone. An older one is
+ * compared whole only if it has the message after those shared so far: otherwise it cannot share more.
  */
 function sharedStart<T extends Recent>(
   kept: readonly T[],
@@ -142,6 +150,7 @@ function sharedStart<T extends Recent>(
     const candidate = kept[index]!;
     const earlier = candidate.messages;
     const length = Math.min(messages.length, earlier.length);
+    if (length <= shared || (earlier[shared] !== messages[shared] && !same(candidate, shared))) continue;
     let count = 0;
     while (count < length && (earlier[count] === messages[count] || same(candidate, count))) count++;
     if (count > shared) [base, shared] = [candidate, count];
@@ -163,28 +172,29 @@ function keep<T extends Recent>(kept: T[], request: T, base: T | undefined, shar
  * objects, or equal texts), so only the rest is hashed.
  */
 function requestHash(messages: readonly Message[], tools: readonly ToolDef[]): string {
-  const looked: (string | undefined)[] = [];
-  const textAt = (index: number) => (looked[index] ??= messageText(messages[index]!));
-  const [base, shared] = sharedStart(hashed, messages, (candidate, index) => candidate.texts[index] === textAt(index));
-  // A request that the new one begins with whole is dropped from the kept ones (keep): its lists are taken over.
+  // A message's text is made once per object (messageText): a recent request's are there to compare.
+  const [base, shared] = sharedStart(
+    hashed,
+    messages,
+    (candidate, index) => messageText(candidate.messages[index]!) === messageText(messages[index]!),
+  );
+  // A request that the new one begins with whole is dropped from the kept ones (keep): its marks are taken over.
   const whole = base !== undefined && base.messages.length === shared;
-  const texts = whole ? base.texts : (base?.texts.slice(0, shared) ?? []);
-  for (let index = shared; index < messages.length; index++) texts.push(textAt(index));
   const marks = whole ? base.marks : (base?.marks.filter((mark) => mark.at <= shared) ?? []);
   const from = marks.at(-1);
   const state = from ? from.state.copy() : createHash("sha256").update(OPENING);
   let unmarked = 0;
-  for (let index = from?.at ?? 0; index < texts.length; index++) {
-    const text = texts[index]!;
+  for (let index = from?.at ?? 0; index < messages.length; index++) {
+    const text = messageText(messages[index]!);
     if (index > 0) state.update(",");
     state.update(text);
     unmarked += text.length;
-    if (unmarked >= MARK_CHARACTERS || index === texts.length - 1) {
+    if (unmarked >= MARK_CHARACTERS || index === messages.length - 1) {
       marks.push({ at: index + 1, state: state.copy() });
       unmarked = 0;
     }
   }
-  keep(hashed, { messages, texts, marks }, base, shared);
+  keep(hashed, { messages, marks }, base, shared);
   return state.update(`],"tools":[${tools.map(toolText).join(",")}]}`).digest("hex");
 }
 

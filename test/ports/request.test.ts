@@ -184,7 +184,7 @@ describe("ChatRequest.hash, going on from earlier requests", () => {
     createHash("sha256").update(canonicalJson(request.toCanonical())).digest("hex");
 
   it("is the hash of the whole text when requests share first messages, change one, drop some, or interleave", () => {
-    // Tool results of 2 KB: a thread of them passes the size at which hash states are kept (64 KB).
+    // Tool results of 2 KB: a thread of them passes the size at which hash states are kept (16 KB).
     const big = (turn: number) => `result ${turn} `.repeat(200);
     const threads = [0, 1].map((thread): Message[] => [
       SystemMessage(`Prompt ${thread}.`),

@@ -222,10 +222,10 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     const draft = this.draft(trace, caches);
     const states = this.states(draft, trace);
     const layout = draft.layout(trace, states);
-    const request = new ChatRequest(layout.messages, layout.tools);
+    // The layout sums each event's characters as the draft counted them: the request need not count them again.
+    const request = new ChatRequest(layout.messages, layout.tools, { characters: layout.characters });
     const context = { request, model: model!, numbering: draft.numbering, citations };
     if (limits === null) return { context, tokens: 0, fits: true };
-    // The layout sums each event's characters as the draft counted them: the request need not count them again.
     const tokens = limits.promptTokens(layout.characters, measuredPrompt(trace.events, model!, draft.cache));
     return { context, tokens, fits: tokens + policy.outputReserve.count <= limits.window.count };
   }

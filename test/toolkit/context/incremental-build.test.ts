@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ModelOutput, type Event } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { ToolDef, UserMessage } from "../../../src/ports/messages.js";
+import { ChatRequest } from "../../../src/ports/request.js";
 import { Budget } from "../../../src/runtime/budget.js";
 import type { Show } from "../../../src/runtime/contracts.js";
 import {
@@ -45,6 +46,9 @@ function builder(policy: ContextPolicyOptions, window = 100_000): MessageBuilder
 /** What a build decides: the request byte for byte (its canonical JSON), its size, and why each result has its form. */
 function built(made: MessageBuilder, trace: Trace): unknown {
   const { context, tokens, fits } = made.assess(trace);
+  // The request takes the characters the layout summed: the same as counting its messages.
+  const { messages, tools } = context.request;
+  expect(context.request.characters).toBe(new ChatRequest(messages.slice(), tools).characters);
   const shrunk = made.explain(trace).map((record) => [record.result, record.form, record.at]);
   return { request: JSON.stringify(context.request.toCanonical()), tokens, fits, shrunk };
 }
