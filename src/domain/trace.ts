@@ -1,5 +1,6 @@
 /** The Trace: a thread's events (or one stream's), decoded, with their positions. */
 import { type Event, type EventType, type LogEntry, type Stream, Input } from "./events.js";
+import { appended } from "./lists.js";
 
 /**
  * The events of a thread or of one stream, decoded, in log order. The context builder reads only this.
@@ -269,8 +270,7 @@ function after<T>(from: Pending<T>, index: number, event: (item: T) => Event): E
 }
 
 function made<T>(from: Pending<T>, item: (entry: LogEntry<Event>) => T): readonly T[] {
-  // concat makes the list at its length at once; a spread grows it as it goes.
-  return from.since.length === 0 ? from.base : from.base.concat(from.since.map(item));
+  return appended(from.base, from.since.map(item));
 }
 
 /** A kind of index of a thread's events that grows as events are appended: how to make one, and to tell it of more. */

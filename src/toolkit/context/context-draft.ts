@@ -15,6 +15,7 @@ import {
   ToolOutput,
 } from "../../domain/events.js";
 import { Numbering } from "../../domain/numbering.js";
+import { appended, extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Message, SystemMessage, type ToolDef, ToolResult, UserMessage } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
@@ -46,7 +47,6 @@ import {
   type Shrink,
   cited,
   citedFrom,
-  extendsList,
   kindOf,
   knowHandles,
   turnStartsOf,
@@ -228,7 +228,8 @@ interface Facts extends EventKind {
  * differently once more events come, so a cache that noted one is not carried to a longer thread.
  */
 export class ThreadCache {
-  readonly events: Event[] = [];
+  /** The events read so far: the list of the thread last read. */
+  events: readonly Event[] = [];
   readonly numbering = new NotingNumbering();
   readonly handles = new NotingHandles();
   readonly recordings = new Recordings();
@@ -324,14 +325,15 @@ export class ThreadCache {
     return extendsList(this.events, events);
   }
 
-  /** Read the events of `events` after those read so far. */
+  /** Read the events of `events` after those read so far; `events` starts with them. */
   extend(events: readonly Event[]): void {
     const added = events.slice(this.events.length);
+    // The thread's list is kept, not copied: the next one made from it is known to extend it (extendsList).
+    this.events = events;
     if (added.length === 0) return;
     this.numbering.append(added);
     this.handles.append(added);
     this.recordings.append(added);
-    this.events.push(...added);
     for (const event of added) this.factsOf(event);
   }
 }
@@ -476,7 +478,7 @@ export class ContextDraft {
     if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
       // Each appended event shows: the lists are made at their length at once.
       const shownBefore = last!.visible.events.length;
-      const events = last!.visible.events.concat(extended);
+      const events = appended(last!.visible.events, extended);
       const handles = last!.visible.handles.concat(extended.map((event) => this.cache.factsOf(event).handle));
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;

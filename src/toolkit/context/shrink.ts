@@ -6,6 +6,7 @@
 import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { Compaction, type Event, Input, ModelOutput, Reopened, ToolOutput } from "../../domain/events.js";
+import { extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
 import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
@@ -127,27 +128,6 @@ export const modelOutputsIn: (events: readonly Event[]) => number = foldedOver(
   (count, event) => (kindOf(event).modelOutput ? count + 1 : count),
 );
 
-/** Whether `next` starts with every event of `earlier`, the same objects in the same order. */
-export function extendsList(earlier: readonly Event[], next: readonly Event[]): boolean {
-  if (earlier === next) return true;
-  if (next.length < earlier.length) return false;
-  // The folds and caches of one build each ask this of the same two lists: the answer is found once. Lists
-  // of events only grow, so the same two lists at the same lengths hold the same events.
-  const known = comparisons.get(earlier);
-  if (known?.next === next && known.lengths[0] === earlier.length && known.lengths[1] === next.length)
-    return known.extends;
-  let found = true;
-  for (let index = earlier.length - 1; index >= 0 && found; index -= 1) found = next[index] === earlier[index];
-  comparisons.set(earlier, { next, lengths: [earlier.length, next.length], extends: found });
-  return found;
-}
-
-// The last list each list was compared with, at which lengths, and the answer.
-const comparisons = new WeakMap<
-  readonly Event[],
-  { next: readonly Event[]; lengths: [number, number]; extends: boolean }
->();
-
 // The shrinks of one build ask about the same events many times: each list's units are found once.
 const unitsByEvents = new WeakMap<readonly Event[], Map<Unit, readonly UnitSpan[]>>();
 
@@ -264,10 +244,10 @@ export class Selection {
   }
 
   // The handles found at the last view: the next view's units usually keep those picked then, and add some.
-  private lastFound: { units: readonly UnitSpan[]; from: number; to: number; handles: string[] } | undefined;
+  private lastFound: { units: readonly UnitSpan[]; from: number; to: number; handles: readonly string[] } | undefined;
 
   /** The handles, such as "r1", of each result in a selected unit of `view`, oldest first. */
-  handles(view: Trace): string[] {
+  handles(view: Trace): readonly string[] {
     const units = unitsOf(view.events, this.unit);
     const handles = handlesOf(view.thread.events);
     const [from, to] = this.range(units.length);
@@ -275,6 +255,11 @@ export class Selection {
     // The same unit objects hold the same results: only the units picked since are looked up.
     let kept = last !== undefined && last.from === from && last.to <= to ? last.to : from;
     for (let index = from; index < kept; index += 1) if (units[index] !== last!.units[index]) kept = from;
+    // A list once answered is never changed: one that gains handles is a copy.
+    if (kept === to && kept !== from) {
+      this.lastFound = { units, from, to, handles: last!.handles };
+      return last!.handles;
+    }
     const found = kept === from ? [] : last!.handles.slice();
     for (let index = kept; index < to; index += 1)
       for (const callId of units[index]!.results) {
@@ -282,7 +267,7 @@ export class Selection {
         if (handle !== undefined) found.push(handle);
       }
     this.lastFound = { units, from, to, handles: found };
-    return found.slice();
+    return found;
   }
 
   /** The selection as code writes it, such as "turns.slice(0, -2)". */

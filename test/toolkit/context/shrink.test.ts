@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Trace } from "../../../src/domain/trace.js";
-import {
-  cited,
-  extendsList,
-  Floor,
-  rounds,
-  turns,
-  Compress,
-  Stub,
-  Shrunk,
-} from "../../../src/toolkit/context/shrink.js";
+import { cited, Floor, rounds, turns, Compress, Stub, Shrunk } from "../../../src/toolkit/context/shrink.js";
 import { COMPRESSED, Form, FULL, STUBBED } from "../../../src/toolkit/context/forms.js";
 import { Share } from "../../../src/toolkit/context/limits.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
@@ -83,16 +74,5 @@ describe("Shrunk", () => {
   it("records the result, the form, the shrink and the call", () => {
     const by = Compress(turns.slice(0, -2));
     expect(new Shrunk("r1", COMPRESSED, by, 4)).toMatchObject({ result: "r1", form: COMPRESSED, by, at: 4 });
-  });
-});
-
-describe("extendsList", () => {
-  it("answers again for a list that grew since it was compared with the same longer list", () => {
-    const events = view.events;
-    const earlier = events.slice(0, 2);
-    expect(extendsList(earlier, events)).toBe(true);
-    earlier.push(events[3]!);
-    expect(extendsList(earlier, events)).toBe(false);
-    expect(extendsList(events.slice(0, 3), events)).toBe(true);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * Lists that grow: a trace's lists of events are made by appending to a shorter trace's, and never change.
+ * `appended` remembers which list a list was made from, so that `extendsList` answers a thread's lists from
+ * that lineage instead of comparing thousands of events.
+ */
+
+/**
+ * The lists made one from another by appending. Each list on a lineage is a prefix of the longest one made
+ * on it (`tip`); a list appended to a shorter one than the tip starts a lineage of its own, which holds the
+ * lists of its parent up to `at`. Only these small objects are held, never the lists themselves.
+ */
+interface Lineage {
+  tip: number;
+  readonly parent: { readonly lineage: Lineage; readonly at: number } | null;
+}
+
+const lineages = new WeakMap<readonly unknown[], { readonly lineage: Lineage; readonly length: number }>();
+
+/** How many lineages a question may go up before the lists are compared item by item. */
+const MAX_STEPS = 32;
+
+/** `base` followed by `added`, as a new list (or `base` itself when nothing is added), remembered as extending `base`. */
+export function appended<T>(base: readonly T[], added: readonly T[]): readonly T[] {
+  if (added.length === 0) return base;
+  // concat makes the list at its length at once; a spread grows it as it goes.
+  const list = base.concat(added);
+  let from = lineages.get(base);
+  if (from === undefined || from.length !== base.length)
+    lineages.set(base, (from = { lineage: { tip: base.length, parent: null }, length: base.length }));
+  const lineage =
+    from.lineage.tip === base.length
+      ? from.lineage
+      : { tip: base.length, parent: { lineage: from.lineage, at: base.length } };
+  lineage.tip = list.length;
+  lineages.set(list, { lineage, length: list.length });
+  return list;
+}
+
+/** Whether `next` starts with every item of `earlier`, the same objects in the same order. */
+export function extendsList<T>(earlier: readonly T[], next: readonly T[]): boolean {
+  if (earlier === next) return true;
+  if (next.length < earlier.length) return false;
+  if (madeFrom(earlier, next)) return true;
+  // The folds and caches of one build each ask this of the same two lists: the answer is found once. Lists
+  // only grow, so the same two lists at the same lengths hold the same items.
+  const known = comparisons.get(earlier);
+  if (known?.next === next && known.lengths[0] === earlier.length && known.lengths[1] === next.length)
+    return known.extends;
+  let found = true;
+  for (let index = earlier.length - 1; index >= 0 && found; index -= 1) found = next[index] === earlier[index];
+  comparisons.set(earlier, { next, lengths: [earlier.length, next.length], extends: found });
+  return found;
+}
+
+// The last list each list was compared with, at which lengths, and the answer.
+const comparisons = new WeakMap<
+  readonly unknown[],
+  { next: readonly unknown[]; lengths: [number, number]; extends: boolean }
+>();
+
+// Whether `next` was made, by appending, from `earlier` or from a list that extends it. False when the lineages
+// do not tell (lists made apart, or `earlier` goes on past where `next` left its lineage): then they are compared.
+function madeFrom(earlier: readonly unknown[], next: readonly unknown[]): boolean {
+  const [before, after] = [lineages.get(earlier), lineages.get(next)];
+  if (before === undefined || after === undefined) return false;
+  if (before.length !== earlier.length || after.length !== next.length) return false;
+  let lineage = after.lineage;
+  let holds = after.length;
+  for (let step = 0; step < MAX_STEPS; step += 1) {
+    if (lineage === before.lineage) return before.length <= holds;
+    if (lineage.parent === null) return false;
+    holds = Math.min(holds, lineage.parent.at);
+    lineage = lineage.parent.lineage;
+  }
+  return false;
+}
