@@ -57,12 +57,19 @@ describe("Selection", () => {
       conversation.search("c", documentOf("c", 1)).trace(),
       conversation.answer("C.").ask("three").search("d", documentOf("d", 1)).trace(),
     ];
-    const [every, lastTwo] = [turns.slice(0), results.slice(-2)];
+    const [every, lastTwo, all] = [turns.slice(0), results.slice(-2), results.slice(0)];
     expect(views.map((view) => every.handles(view))).toEqual([
       ["r1", "r2"],
       ["r1", "r2", "r3"],
       ["r1", "r2", "r3", "r4"],
     ]);
+    // Each result is a unit of its own, kept from view to view: only the new ones are looked up.
+    expect(views.map((view) => all.handles(view))).toEqual([
+      ["r1", "r2"],
+      ["r1", "r2", "r3"],
+      ["r1", "r2", "r3", "r4"],
+    ]);
+    expect(all.handles(views[2]!)).toEqual(["r1", "r2", "r3", "r4"]);
     expect(views.map((view) => lastTwo.handles(view))).toEqual([
       ["r1", "r2"],
       ["r2", "r3"],
