@@ -18,7 +18,7 @@ import pg from "pg";
 import { z } from "zod";
 import { PostgresTraceStore, SqliteTraceStore, migratePostgres } from "../src/adapters/index.js";
 import { Input, ToolOutput, type StoredEvent } from "../src/domain/index.js";
-import type { TraceStore } from "../src/ports/index.js";
+import { ChatRequest, type TraceStore } from "../src/ports/index.js";
 import { AgentCatalog, tool } from "../src/runtime/index.js";
 import { ScriptedModel } from "../src/testing/index.js";
 import { MessageBuilder, ModelLimits, ReActAgent, ReActConfig, Tokens } from "../src/toolkit/index.js";
@@ -37,7 +37,7 @@ const ROUNDS = 9;
  * code then (on its own threads, counted in the process's CPU): a cost of the process, once, not of a pass.
  */
 const PASSES = 4;
-const TURNS = 15;
+const TURNS = 30;
 const WARM_UP_TURNS = 3;
 
 function median(values: readonly number[]): number {
@@ -274,6 +274,16 @@ interface PassCost {
   restGc: number;
 }
 
+/**
+ * Drop the requests the scripted model recorded (between turns, outside the time measured): a served model keeps
+ * none, and those of a long thread (each a list of thousands of messages) would grow the heap the collector walks.
+ * The count stays, since the script's next output is the one at the count.
+ */
+function forget(model: ScriptedModel): void {
+  model.requests.fill(FORGOTTEN);
+}
+const FORGOTTEN = new ChatRequest([]);
+
 /** The cost per pass (medians) of turns of PASSES passes on a thread of `prior` events. */
 async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
   const turn = [
@@ -294,8 +304,10 @@ async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
       events.slice(from, from + 500).map((event) => types.check(event)),
     );
   // The first warm-up turn reads the thread whole (cold); the measured turns read incrementally.
-  for (let index = 0; index < WARM_UP_TURNS; index++)
+  for (let index = 0; index < WARM_UP_TURNS; index++) {
     await thread.send(Input({ payload: `Warm up ${index}`, model: "scripted" }));
+    forget(model);
+  }
   const costs: PassCost[] = [];
   const turns: [number, number][] = [];
   building.spans = [];
@@ -306,6 +318,7 @@ async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
     turns.push([start, performance.now()]);
     const [wall, used] = [(performance.now() - start) / PASSES, cpuMs(cpu) / PASSES];
     costs.push({ wall, cpu: used, build: building.ms / PASSES, restGc: 0 });
+    forget(model);
   }
   // The observer hears of pauses after they end: let it catch up, then count those in turns and not in builds.
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -384,7 +397,7 @@ try {
       "",
       markdownTable([["store", "batch", "clock", "raw events/s", "store events/s", "store / raw"], ...appends]),
       "",
-      `One pass (a model call and a tool call with a 1 KB result; scripted model, default context policy, a window of 128k tokens) on the local runner, ` +
+      `One pass (a model call and a tool call with a 1 KB result; scripted model, whose record of requests is dropped between turns as a served model keeps none; default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after ${WARM_UP_TURNS} warm-up turns (the first turns on a long thread are the process's first to shrink, and V8 compiles that code then, a one-time cost of the process), on a thread of ` +
         `10 and of 5,000 prior events. CPU is this process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
         `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools, the request's hash; "GC in rest" is the collector's pauses that fell outside the builds (a mean per pass: they grow with the heap that the builder's caches and working set hold, whichever part's allocation sets them off), and the last ratio is the rest's without them. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,

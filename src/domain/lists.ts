@@ -58,9 +58,12 @@ const comparisons = new WeakMap<
   { next: readonly unknown[]; lengths: [number, number]; extends: boolean }
 >();
 
-// Whether `next` was made, by appending, from `earlier` or from a list that extends it. False when the lineages
-// do not tell (lists made apart, or `earlier` goes on past where `next` left its lineage): then they are compared.
-function madeFrom(earlier: readonly unknown[], next: readonly unknown[]): boolean {
+/**
+ * Whether `next` was made by `appended` from `earlier`, or from a list made from it, and so starts with it.
+ * False when the lineages do not tell (lists made apart, or `earlier` goes on past where `next` left its
+ * lineage): extendsList then compares them.
+ */
+export function madeFrom(earlier: readonly unknown[], next: readonly unknown[]): boolean {
   const [before, after] = [lineages.get(earlier), lineages.get(next)];
   if (before === undefined || after === undefined) return false;
   if (before.length !== earlier.length || after.length !== next.length) return false;

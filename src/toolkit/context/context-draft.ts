@@ -118,7 +118,7 @@ interface Sizes {
 
 /** A laid-out context: its messages and tools, whether it shows a result shortened, and its characters as ChatRequest counts them. */
 export interface Layout {
-  messages: Message[];
+  messages: readonly Message[];
   tools: readonly ToolDef[];
   shortened: boolean;
   characters: number;
@@ -351,6 +351,8 @@ interface LaidOut {
   starts: number[];
   /** The index in `events` of each result, its handle and the shape it was laid out in. */
   results: { at: number; handle: string; shape: ResultShape }[];
+  /** The messages last handed out, the system message first if there was one. */
+  sent?: readonly Message[];
 }
 
 /** The parts of a turn that a ThreadCache's renders depend on, compared at each build. */
@@ -478,7 +480,8 @@ export class ContextDraft {
     if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
       // Each appended event shows: the lists are made at their length at once.
       const shownBefore = last!.visible.events.length;
-      const events = appended(last!.visible.events, extended);
+      // Where every event of the last view showed, every event of this one does: its list is the view's own.
+      const events = last!.visible.events === last!.view ? view.events : appended(last!.visible.events, extended);
       const handles = last!.visible.handles.concat(extended.map((event) => this.cache.factsOf(event).handle));
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;
@@ -500,7 +503,8 @@ export class ContextDraft {
       const places = new Map<string, { result: ToolOutput; at: number }>();
       this.show(selected, replaced, events, handles, places);
       visible = {
-        events,
+        // A view that shows every event shows its own list: the next view's list extends it (extendsList).
+        events: selected === view.events && events.length === selected.length ? view.events : events,
         handles,
         summary: compaction?.summary ?? null,
         results: new ShownResults(places, events.length),
@@ -681,6 +685,7 @@ export class ContextDraft {
     }
     // The last layout is this cache's alone: it is cut back to what still holds and goes on from there.
     const laid: LaidOut = last ?? { events, shapes, messages: [], starts: [], results: [] };
+    const grown = last !== undefined && from === last.events.length ? laid.messages.length : undefined;
     laid.messages.length = from === 0 ? 0 : laid.starts[from]!;
     laid.starts.length = from;
     laid.results.length = from === 0 ? 0 : kept;
@@ -703,12 +708,18 @@ export class ContextDraft {
     this.cache.lastLayout = laid;
     const system = this.systemText(visible.summary);
     const { shortened, tools, characters } = this.summed(view, visible.summary, base!, delta);
-    return {
-      messages: system === null ? messages.slice() : ([SystemMessage(system)] as Message[]).concat(messages),
-      tools,
-      shortened,
-      characters,
-    };
+    const sent = laid.sent;
+    const sameSystem =
+      sent !== undefined && (system === null ? sent[0]?.role !== "system" : sent[0]?.content === system);
+    // A layout that only grew hands out the last messages and the new ones, a list known to extend the last
+    // (ChatRequest.hash goes on from it without comparing them); the same system message is the same object.
+    laid.sent =
+      grown !== undefined && sameSystem
+        ? appended(sent, messages.slice(grown))
+        : system === null
+          ? messages.slice()
+          : ([sameSystem ? sent[0]! : SystemMessage(system)] as Message[]).concat(messages);
+    return { messages: laid.sent, tools, shortened, characters };
   }
 
   // The size of a context whose shapes are summed: the system text, the events with every result full, what
