@@ -12,11 +12,13 @@
 interface Lineage {
   tip: number;
   readonly parent: { readonly lineage: Lineage; readonly at: number } | null;
+  /** How many parents it has: a lineage that would have more than MAX_STEPS has none, so a chain stays short. */
+  readonly depth: number;
 }
 
 const lineages = new WeakMap<readonly unknown[], { readonly lineage: Lineage; readonly length: number }>();
 
-/** How many lineages a question may go up before the lists are compared item by item. */
+/** The most parents a lineage has: a list appended past them is compared item by item. */
 const MAX_STEPS = 32;
 
 /** `base` followed by `added`, as a new list (or `base` itself when nothing is added), remembered as extending `base`. */
@@ -26,11 +28,14 @@ export function appended<T>(base: readonly T[], added: readonly T[]): readonly T
   const list = base.concat(added);
   let from = lineages.get(base);
   if (from === undefined || from.length !== base.length)
-    lineages.set(base, (from = { lineage: { tip: base.length, parent: null }, length: base.length }));
+    lineages.set(base, (from = { lineage: { tip: base.length, parent: null, depth: 0 }, length: base.length }));
+  const { lineage: parent } = from;
   const lineage =
-    from.lineage.tip === base.length
-      ? from.lineage
-      : { tip: base.length, parent: { lineage: from.lineage, at: base.length } };
+    parent.tip === base.length
+      ? parent
+      : parent.depth < MAX_STEPS
+        ? { tip: base.length, parent: { lineage: parent, at: base.length }, depth: parent.depth + 1 }
+        : { tip: base.length, parent: null, depth: 0 };
   lineage.tip = list.length;
   lineages.set(list, { lineage, length: list.length });
   return list;
@@ -67,13 +72,13 @@ export function madeFrom(earlier: readonly unknown[], next: readonly unknown[]):
   const [before, after] = [lineages.get(earlier), lineages.get(next)];
   if (before === undefined || after === undefined) return false;
   if (before.length !== earlier.length || after.length !== next.length) return false;
+  // At most MAX_STEPS parents up (see depth).
   let lineage = after.lineage;
   let holds = after.length;
-  for (let step = 0; step < MAX_STEPS; step += 1) {
-    if (lineage === before.lineage) return before.length <= holds;
+  while (lineage !== before.lineage) {
     if (lineage.parent === null) return false;
     holds = Math.min(holds, lineage.parent.at);
     lineage = lineage.parent.lineage;
   }
-  return false;
+  return before.length <= holds;
 }

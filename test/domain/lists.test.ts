@@ -37,6 +37,19 @@ describe("extendsList", () => {
     ]);
   });
 
+  it("answers for lists appended to shorter ones again and again, past the lineages it keeps", () => {
+    // Each list is appended to after another list was: each starts a lineage of its own, one deeper each time.
+    const lists: (readonly { item: number }[])[] = [items(2)];
+    const others: (readonly { item: number }[])[] = [];
+    for (let step = 0; step < 40; step += 1) {
+      others.push(appended(lists.at(-1)!, items(1, 1_000 + step)));
+      lists.push(appended(lists.at(-1)!, items(1, 2_000 + step)));
+    }
+    expect(lists.map((list) => extendsList(lists[0]!, list))).toEqual(lists.map(() => true));
+    expect(lists.map((list) => extendsList(lists[5]!, list))).toEqual(lists.map((_, index) => index >= 5));
+    expect(others.map((other) => extendsList(other, lists.at(-1)!))).toEqual(others.map(() => false));
+  });
+
   it("answers as comparing item by item, whatever lists were appended to which", () => {
     const shared = items(4, 1_000);
     // Each step appends to one of the lists made so far: new items, or items another list holds too.
