@@ -12,14 +12,14 @@
 interface Lineage {
   tip: number;
   readonly parent: { readonly lineage: Lineage; readonly at: number } | null;
-  /** How many parents it has: a lineage that would have more than MAX_STEPS has none, so a chain stays short. */
+  /** How many parents it has: a lineage that would have more than MAX_PARENTS has none, so a chain stays short. */
   readonly depth: number;
 }
 
 const lineages = new WeakMap<readonly unknown[], { readonly lineage: Lineage; readonly length: number }>();
 
 /** The most parents a lineage has: a list appended past them is compared item by item. */
-const MAX_STEPS = 32;
+const MAX_PARENTS = 32;
 
 /** `base` followed by `added`, as a new list (or `base` itself when nothing is added), remembered as extending `base`. */
 export function appended<T>(base: readonly T[], added: readonly T[]): readonly T[] {
@@ -33,7 +33,7 @@ export function appended<T>(base: readonly T[], added: readonly T[]): readonly T
   const lineage =
     parent.tip === base.length
       ? parent
-      : parent.depth < MAX_STEPS
+      : parent.depth < MAX_PARENTS
         ? { tip: base.length, parent: { lineage: parent, at: base.length }, depth: parent.depth + 1 }
         : { tip: base.length, parent: null, depth: 0 };
   lineage.tip = list.length;
@@ -72,7 +72,7 @@ export function madeFrom(earlier: readonly unknown[], next: readonly unknown[]):
   const [before, after] = [lineages.get(earlier), lineages.get(next)];
   if (before === undefined || after === undefined) return false;
   if (before.length !== earlier.length || after.length !== next.length) return false;
-  // At most MAX_STEPS parents up (see depth).
+  // At most MAX_PARENTS up.
   let lineage = after.lineage;
   let holds = after.length;
   while (lineage !== before.lineage) {
