@@ -708,17 +708,14 @@ export class ContextDraft {
     this.cache.lastLayout = laid;
     const system = this.systemText(visible.summary);
     const { shortened, tools, characters } = this.summed(view, visible.summary, base!, delta);
-    const sent = laid.sent;
-    const sameSystem =
-      sent !== undefined && (system === null ? sent[0]?.role !== "system" : sent[0]?.content === system);
     // A layout that only grew hands out the last messages and the new ones, a list known to extend the last
     // (ChatRequest.hash goes on from it without comparing them); the same system message is the same object.
-    laid.sent =
-      grown !== undefined && sameSystem
-        ? appended(sent, messages.slice(grown))
-        : system === null
-          ? messages.slice()
-          : ([sameSystem ? sent[0]! : SystemMessage(system)] as Message[]).concat(messages);
+    const sent = laid.sent;
+    const lastSystem = sent?.[0]?.role === "system" ? sent[0] : undefined;
+    const sameSystem = (lastSystem?.content ?? null) === system;
+    if (sent !== undefined && grown !== undefined && sameSystem) laid.sent = appended(sent, messages.slice(grown));
+    else if (system === null) laid.sent = messages.slice();
+    else laid.sent = ([sameSystem ? lastSystem! : SystemMessage(system)] as Message[]).concat(messages);
     return { messages: laid.sent, tools, shortened, characters };
   }
 
