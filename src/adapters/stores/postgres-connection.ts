@@ -1,5 +1,5 @@
 /** How PostgresTraceStore uses its pool: one call on a pooled client, or one transaction that holds a thread's lock. */
-import type { Pool, PoolClient } from "pg";
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from "pg";
 import { CallerError } from "../../domain/errors.js";
 import { TransientError } from "../../ports/errors.js";
 
@@ -87,12 +87,17 @@ export class PostgresConnection {
   }
 
   /**
-   * Run `work`, one statement that writes and commits on its own (the append), on a pooled client. It is not
+   * Run one statement that writes and commits on its own (the append), on a pooled client. It is not
    * retried: a connection lost after the commit leaves unknown whether it landed, so the caller gets a
-   * TransientError and decides from a fresh read (a retry could append the same events twice).
+   * TransientError and decides from a fresh read (a retry could append the same events twice). The pool runs
+   * it: it watches the client for errors during the statement, and discards a client that failed.
    */
-  once<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(work);
+  async once<R extends QueryResultRow>(statement: QueryConfig, values: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(statement, values);
+    } catch (error) {
+      throw postgresFailure(error, this.schema);
+    }
   }
 
   /** Run `work`, which only reads, on a pooled client; a lost connection is discarded and the read runs again. */

@@ -178,23 +178,20 @@ export class PostgresTraceStore implements TraceStore {
     const ts = new Date().toISOString();
     const batch = appendArguments(prepared, options.expected);
     // One round trip: the trace_append function locks, checks, seals, inserts and notifies.
-    const outcome = await this.connection.once(
-      async (client) =>
-        (
-          await client.query<{ outcome: AppendOutcome }>(this.prepared("append"), [
-            threadId,
-            lease?.owner ?? null,
-            lease?.counter ?? null,
-            batch.named,
-            batch.expected,
-            batch.headers,
-            // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
-            `[${prepared.map((event) => event.payload).join(",")}]`,
-            prepared.length,
-            ts,
-          ])
-        ).rows[0]!.outcome,
-    );
+    const outcome = (
+      await this.connection.once<{ outcome: AppendOutcome }>(this.prepared("append"), [
+        threadId,
+        lease?.owner ?? null,
+        lease?.counter ?? null,
+        batch.named,
+        batch.expected,
+        batch.headers,
+        // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
+        `[${prepared.map((event) => event.payload).join(",")}]`,
+        prepared.length,
+        ts,
+      ])
+    ).rows[0]!.outcome;
     if (outcome.status === "lease") {
       const state = outcome.owner == null ? null : { ...outcome, owner: outcome.owner, counter: outcome.counter! };
       checkLease(threadId, state as LeaseState | null, lease);

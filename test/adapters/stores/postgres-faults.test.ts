@@ -93,22 +93,26 @@ describe("a backend terminated while the store holds its client", () => {
     pool.on("error", () => {});
     const store = new PostgresTraceStore({ pool, schema: schema.name });
     const thread = `committed-${randomBytes(4).toString("hex")}`;
-    // The first append's answer is lost after its commit, as when the connection drops before the reply.
-    const connect = pool.connect.bind(pool);
+    // The first append's answer is lost after its commit, as when the connection drops before the reply. Each
+    // client's query is wrapped, whether the store calls it with a callback (as pool.query does) or awaits it.
     let lost = false;
-    pool.connect = (async () => {
-      const client = await connect();
+    pool.on("connect", (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as { query: unknown }).query = async (...args: unknown[]) => {
-        const result = await query(...args);
-        if (!lost && JSON.stringify(args[0]).includes("trace_append")) {
-          lost = true;
-          throw new Error("Connection terminated unexpectedly");
-        }
-        return result;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
+        const callback = typeof args.at(-1) === "function" ? (args.pop() as (...results: unknown[]) => void) : null;
+        const lose = !lost && JSON.stringify(args[0]).includes("trace_append");
+        if (lose) lost = true;
+        const result = query(...args).then((value) => {
+          if (lose) throw new Error("Connection terminated unexpectedly");
+          return value;
+        });
+        if (callback === null) return result;
+        result.then(
+          (value) => callback(undefined, value),
+          (error: unknown) => callback(error),
+        );
       };
-      return client;
-    }) as typeof pool.connect;
+    });
     try {
       await expect(store.append(thread, [note("once")])).rejects.toBeInstanceOf(TransientError);
       const read: string[] = [];
