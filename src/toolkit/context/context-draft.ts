@@ -76,7 +76,10 @@ export interface DraftSettings {
 /** The events one call shows, and the summary that stands for the events before them. */
 export interface Visible {
   events: readonly Event[];
-  /** The handle of each of `events` that is a result, by its place in `events`. */
+  /**
+   * The handle of each of `events` that is a result, by its place in `events`. Views that extend one another share
+   * one list, which may run past `events`: read only its first `events.length`.
+   */
   handles: readonly (string | undefined)[];
   summary: string | null;
   /** The shown results (with a handle), by handle. */
@@ -482,7 +485,10 @@ export class ContextDraft {
       const shownBefore = last!.visible.events.length;
       // Where every event of the last view showed, every event of this one does: its list is the view's own.
       const events = last!.visible.events === last!.view ? view.events : appended(last!.visible.events, extended);
-      const handles = last!.visible.handles.concat(extended.map((event) => this.cache.factsOf(event).handle));
+      // The last view's handles grow in place unless a view extended it already: each view reads only its own length.
+      const before = last!.visible.handles as (string | undefined)[];
+      const handles = before.length === shownBefore ? before : before.slice(0, shownBefore);
+      for (const event of extended) handles.push(this.cache.factsOf(event).handle);
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;
       const again = extended.some((event) => shared.has(this.cache.factsOf(event).handle ?? ""));

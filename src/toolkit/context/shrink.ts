@@ -373,11 +373,11 @@ function selectionShrink(
     throw new ValueError(`${kind} needs a Selection, such as ${kind}(turns.slice(0, -2)).`);
   const when = options.when ?? null;
   checkThreshold(when, `${kind}'s when`, true);
-  const shrink = (view: Trace, forms: FormsByHandle): [string, Form][] =>
-    where
-      .handles(view)
-      .filter((handle) => offers(forms.get(handle) ?? FULL))
-      .map((handle) => [handle, to]);
+  const shrink = (view: Trace, forms: FormsByHandle): [string, Form][] => {
+    const offered: [string, Form][] = [];
+    for (const handle of where.handles(view)) if (offers(forms.get(handle) ?? FULL)) offered.push([handle, to]);
+    return offered;
+  };
   const label = `${kind}(${where.toString()}${when === null ? "" : `, { when: ${String(when)} }`})`;
   Object.defineProperty(shrink, "name", { value: label });
   return Object.assign(shrink, { where, when, toString: () => label });
