@@ -416,6 +416,7 @@ export class ContextDraft {
   private readonly running: ReadonlySet<Event>;
   private readonly visibleByView = new WeakMap<Trace, Visible>();
   private promptText: string | null | undefined;
+  private readonly withReopen: readonly ToolDef[];
 
   /** `trace` is the stream's trace of the call to build: its running turn decides which reasoning is current. */
   constructor(
@@ -426,8 +427,10 @@ export class ContextDraft {
   ) {
     this.numbering = cache.numbering.upToNow();
     this.running = new Set(trace.events.slice(turnStartsOf(trace.events).at(-1) ?? 0));
-    const reopen = settings.policy.reopen;
-    const defs = new Map([...(reopen === null ? [] : [reopen.def()]), ...settings.tools].map((def) => [def.name, def]));
+    const reopen = settings.policy.reopen?.def() ?? null;
+    // The tools with reopen, made once per build: each call of the turn that shortens something offers them.
+    this.withReopen = reopen === null ? settings.tools : [...settings.tools, reopen];
+    const defs = new Map([...(reopen === null ? [] : [reopen]), ...settings.tools].map((def) => [def.name, def]));
     const show = (elements: readonly Element[], tool: string | null) =>
       settings.show(elements, cache.numbering, tool, settings.citations);
     // A result is made smaller by each Shorten once while the cache keeps it, whichever shapes show it.
@@ -793,9 +796,9 @@ export class ContextDraft {
 
   /** The tools a call at `view` offers: none once the budget withdraws them; reopen after the others once something is shortened. */
   private offered(view: Trace, shortened: boolean): readonly ToolDef[] {
-    const { budget, tools, policy } = this.settings;
+    const { budget, tools } = this.settings;
     if (budget !== null && budget.withdrawsTools(view)) return [];
-    return policy.reopen !== null && shortened ? [...tools, policy.reopen.def()] : tools;
+    return shortened ? this.withReopen : tools;
   }
 
   /** What the passes of a build depend on besides the renders: the prompt, the model, the tools offered and the budget. */
