@@ -489,8 +489,8 @@ export class ContextDraft {
       // Where every event of the last view showed, every event of this one does: its list is the view's own.
       const events = last!.visible.events === last!.view ? view.events : appended(last!.visible.events, extended);
       // The last view's handles grow in place unless a view extended it already: each view reads only its own length.
-      const before = last!.visible.handles as (string | undefined)[];
-      const handles = before.length === shownBefore ? before : before.slice(0, shownBefore);
+      const lastHandles = last!.visible.handles as (string | undefined)[];
+      const handles = lastHandles.length === shownBefore ? lastHandles : lastHandles.slice(0, shownBefore);
       for (const event of extended) handles.push(this.cache.factsOf(event).handle);
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;
