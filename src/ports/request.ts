@@ -231,6 +231,13 @@ function canonicalPart(part: ContentPart): Record<string, unknown> {
   return { class: "ImagePart", data: Buffer.from(part.data).toString("base64"), mime: part.mime, name: part.name };
 }
 
+/** The characters of `messages` as a ChatRequest counts them, counted now and kept nowhere: for a few messages made once. */
+export function charactersOf(messages: readonly Message[]): number {
+  let characters = 0;
+  for (const message of messages) characters += countCharacters(message);
+  return characters;
+}
+
 function messageCharacters(message: Message): number {
   let size = messageSizes.get(message);
   if (size === undefined) messageSizes.set(message, (size = countCharacters(message)));

@@ -18,7 +18,7 @@ import { Numbering } from "../../domain/numbering.js";
 import { appended, extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Message, SystemMessage, type ToolDef, ToolResult, UserMessage } from "../../ports/messages.js";
-import { ChatRequest } from "../../ports/request.js";
+import { ChatRequest, charactersOf } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
@@ -218,10 +218,19 @@ class NotingHandles extends ResultHandles {
   }
 }
 
-/** What a build asks of an event again and again, found once: its kind, and its handle in the thread. */
+/**
+ * What a build asks of an event again and again, found once: its kind and its handle in the thread, and
+ * what it rendered to while the cache's renders hold (one record per event, not a map per render).
+ */
 interface Facts extends EventKind {
   /** The handle of a result with a call id, or undefined for any other event. */
   handle: string | undefined;
+  /** The event's messages, without reasoning and with it. */
+  messages?: { plain: Rendered; reasoned?: Rendered };
+  /** A result as shown, by the key of its shape. */
+  shown?: Map<string, ShownResult>;
+  /** A reopen result with its content drawn in. */
+  drawn?: ToolOutput;
 }
 
 /**
@@ -236,14 +245,6 @@ export class ThreadCache {
   readonly numbering = new NotingNumbering();
   readonly handles = new NotingHandles();
   readonly recordings = new Recordings();
-  /** Each event's messages, without reasoning and with it. */
-  readonly messages = new Map<Event, { plain: Rendered; reasoned?: Rendered }>();
-  /** Each result as shown, by the key of its shape. */
-  readonly shown = new Map<Event, Map<string, ShownResult>>();
-  /** The message of each shown result. */
-  readonly resultMessages = new WeakMap<ShownResult, Message>();
-  /** Each reopen result with its content drawn in. */
-  readonly drawn = new Map<Event, ToolOutput>();
   /** Each result as each Shorten function made it, checked. */
   readonly formed = new Map<ToolOutput, Map<Shorten, ToolOutput>>();
   /** The events shown at the view asked about last (without a selection): the next view usually extends it. */
@@ -271,21 +272,19 @@ export class ThreadCache {
     if (was === undefined) return;
     let changed = false;
     if (was.citations !== now.citations || !sameValues(was.limits, now.limits)) {
-      this.messages.clear();
-      this.shown.clear();
-      this.drawn.clear();
+      for (const facts of this.facts.values()) facts.messages = facts.shown = facts.drawn = undefined;
       this.formed.clear();
       changed = true;
     } else if (was.renderInput !== now.renderInput || was.calls !== now.calls) {
       const calls = was.calls !== now.calls;
-      for (const [event, made] of this.messages) {
-        const facts = this.factsOf(event);
+      for (const [event, facts] of this.facts) {
+        if (facts.messages === undefined) continue;
         const stale = facts.modelOutput
           ? calls
           : facts.input &&
             was.renderInput !== now.renderInput &&
-            JSON.stringify(inputMessages(event)) !== JSON.stringify(made.plain.messages);
-        if (stale) this.messages.delete(event);
+            JSON.stringify(inputMessages(event)) !== JSON.stringify(facts.messages.plain.messages);
+        if (stale) facts.messages = undefined;
         changed ||= stale;
       }
     }
@@ -590,8 +589,9 @@ export class ContextDraft {
 
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
   output(event: ToolOutput): ToolOutput {
-    if (!this.cache.factsOf(event).reopened) return event;
-    let drawn = this.cache.drawn.get(event);
+    const facts = this.cache.factsOf(event);
+    if (!facts.reopened) return event;
+    let drawn = facts.drawn;
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
       const fullElements = (output: ToolOutput) => this.fullOutput(output).elements;
@@ -602,7 +602,7 @@ export class ContextDraft {
         wholeResult,
         fullElements,
       });
-      this.cache.drawn.set(event, drawn);
+      facts.drawn = drawn;
     }
     return drawn;
   }
@@ -625,8 +625,8 @@ export class ContextDraft {
 
   /** A result in a shape, made once per shape (by its form and floors) for as long as the builder keeps the thread. */
   result(event: ToolOutput, shape: ResultShape): ShownResult {
-    let byShape = this.cache.shown.get(event);
-    if (byShape === undefined) this.cache.shown.set(event, (byShape = new Map()));
+    const facts = this.cache.factsOf(event);
+    const byShape = (facts.shown ??= new Map());
     const key = shapeKey(shape);
     let made = byShape.get(key);
     if (made === undefined) {
@@ -786,12 +786,8 @@ export class ContextDraft {
 
   // A result's message is made once for each way it is shown.
   private resultMessage(result: ToolOutput, made: ShownResult): Message {
-    let message = this.cache.resultMessages.get(made);
-    if (message === undefined) {
-      message = result.callId === null ? UserMessage(made.content) : ToolResult(result.callId, made.content);
-      this.cache.resultMessages.set(made, message);
-    }
-    return message;
+    made.message ??= result.callId === null ? UserMessage(made.content) : ToolResult(result.callId, made.content);
+    return made.message;
   }
 
   /** The tools a call at `view` offers: none once the budget withdraws them; reopen after the others once something is shortened. */
@@ -820,19 +816,19 @@ export class ContextDraft {
 
   // Each event renders once while the builder keeps its thread; the reasoning of a model output follows the policy.
   private messagesOf(event: Event): Rendered {
-    let made = this.cache.messages.get(event);
+    const facts = this.cache.factsOf(event);
+    let made = facts.messages;
     if (made === undefined) {
       const messages = eventMessages(event, this.rendering);
-      made = { plain: { messages, characters: new ChatRequest(messages).characters } };
-      this.cache.messages.set(event, made);
+      made = facts.messages = { plain: { messages, characters: charactersOf(messages) } };
     }
-    const reasoning = this.cache.factsOf(event).modelOutput ? this.reasoningOf(event as ModelOutput) : null;
+    const reasoning = facts.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
     if (reasoning === null) return made.plain;
     if (made.reasoned === undefined) {
       const messages = made.plain.messages.map((message) =>
         message.role === "assistant" ? { ...message, reasoning } : message,
       );
-      made.reasoned = { messages, characters: new ChatRequest(messages).characters };
+      made.reasoned = { messages, characters: charactersOf(messages) };
     }
     return made.reasoned;
   }

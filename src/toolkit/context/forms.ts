@@ -123,6 +123,8 @@ export function sources(shorten: ShortenText): Shorten {
  * @throws ShortenError when it broke the rule, naming the tool and what changed.
  */
 export function shortened(shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null): ToolOutput {
+  // The default full form is the result itself: nothing to check.
+  if (shorten === asRecorded) return output;
   const made = shorten(output, limits);
   const name = tool === null ? "a result" : `a result of "${tool}"`;
   if (made === null || typeof made !== "object" || !Array.isArray(made.elements)) {
@@ -151,6 +153,14 @@ export function shortened(shorten: Shorten, output: ToolOutput, limits: ModelLim
   }
   // The header stays the recorded one: a Shorten decides what the model reads, not which call it answers.
   if (made === output) return output;
+  // A copy made by spreading the result (as the built-in ones do) has the header already.
+  if (
+    made.type === output.type &&
+    made.callId === output.callId &&
+    made.stream === output.stream &&
+    made.seq === output.seq
+  )
+    return made;
   return { ...made, type: output.type, callId: output.callId, stream: output.stream, seq: output.seq };
 }
 

@@ -181,6 +181,8 @@ export interface ShownResult {
   /** The length of `content`, known without making it. */
   readonly length: number;
   readonly shortened: boolean;
+  /** The message that shows it, once a layout made one: a shown result is kept while its thread is. */
+  message?: Message;
 }
 
 // A result whose content is made the first time it is read, from what the form left of it (the text, data
@@ -188,6 +190,7 @@ export interface ShownResult {
 // is known before. A class, not a closure: a plan makes one for each result in each form.
 class LaterResult implements ShownResult {
   private made: string | undefined;
+  message?: Message;
 
   constructor(
     readonly length: number,

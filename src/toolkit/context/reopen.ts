@@ -173,6 +173,8 @@ export class Recordings {
   private readonly outputs = new Map<string, ToolOutput>();
   private readonly calls = new Map<string, ToolCall>();
   private readonly firsts = new Map<string, Recording>();
+  // The results whose elements are not in `firsts` yet: most builds never reopen, so they are indexed when asked.
+  private unindexed: ToolOutput[] = [];
 
   /** Read the events of a thread, every stream, in log order. */
   constructor(events: readonly Event[] = []) {
@@ -194,10 +196,7 @@ export class Recordings {
       const output = event as ToolOutput;
       if (output.callId !== null && !this.outputs.has(output.callId)) this.outputs.set(output.callId, output);
       // A reopen result holds no elements of its own: content is drawn from where a tool first recorded it.
-      if (kind.reopened) continue;
-      output.elements.forEach((element, index) => {
-        if (!this.firsts.has(element.id)) this.firsts.set(element.id, { output, index });
-      });
+      if (!kind.reopened) this.unindexed.push(output);
     }
   }
 
@@ -218,6 +217,11 @@ export class Recordings {
 
   /** The result that first recorded an element id, and its place in it, or undefined. */
   firstRecorded(id: string): Recording | undefined {
+    for (const output of this.unindexed)
+      output.elements.forEach((element, index) => {
+        if (!this.firsts.has(element.id)) this.firsts.set(element.id, { output, index });
+      });
+    this.unindexed = [];
     return this.found(this.firsts.get(id));
   }
 

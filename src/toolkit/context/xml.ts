@@ -51,7 +51,8 @@ export function xml(options: XmlOptions = {}): Show {
   for (const tag of tags.values()) checkName(tag, "tag");
   for (const [type, path] of order) checkPath(type, path, "order");
   if (cite !== null) checkName(cite, "cite attribute name");
-  const orderOf = (element: Element) => orderValue(order, element);
+  // Without an order setting, parts keep arrival order: nothing is sorted.
+  const orderOf = order.size === 0 ? null : (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
   const byNumbering = new WeakMap<Numbering, Map<Element, Made>>();
   // The context of the last citation strategy a numbering was shown with: a build shows all with one.
@@ -152,13 +153,15 @@ function recordedMade(element: Element, context: RenderContext): Made | undefine
     return undefined;
   const made = context.made.get(recorded);
   if (made === undefined || made.citations !== context.citations) return undefined;
-  const keys = Object.keys(element);
-  if (keys.length !== Object.keys(recorded).length) return undefined;
-  for (const key of keys) {
+  // The same keys (each of the element's in the recorded one, as many of them), each the same value but the text.
+  let keys = 0;
+  for (const key in element) {
+    keys += 1;
     if (key === "text") continue;
     if (!Object.hasOwn(recorded, key) || (element as never)[key] !== (recorded as never)[key]) return undefined;
   }
-  return made;
+  for (const _key in recorded) keys -= 1;
+  return keys === 0 ? made : undefined;
 }
 
 // An element's opening as a root or as a part, made once.
@@ -220,27 +223,28 @@ function openingOf(element: Element, tag: string, nested: boolean, context: Rend
     opening += ` ${name}="${escapeAttribute(String(whole))}"`;
     used.push(name);
   }
-  const reserved = context.cite === null ? ["id", ...used] : ["id", context.cite, ...used];
+  // The names reserved for the element's own attributes are "id", the cite attribute and those used so far.
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
     for (const path of Object.keys(listed))
-      opening += attribute(listed[path]!, readPath(element, path), reserved, used);
+      opening += attribute(listed[path]!, readPath(element, path), context.cite, used);
     return opening;
   }
-  for (const key of Object.keys(element)) {
+  for (const key in element) {
     if (BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-    opening += attribute(key, (element as unknown as Record<string, unknown>)[key], reserved, used);
+    opening += attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
   }
-  const properties: Record<string, unknown> = element.properties ?? {};
-  for (const key of Object.keys(properties)) opening += attribute(attributeName(key), properties[key], reserved, used);
+  const properties: Record<string, unknown> | null | undefined = element.properties;
+  if (properties !== null && properties !== undefined)
+    for (const key in properties) opening += attribute(attributeName(key), properties[key], context.cite, used);
   return opening;
 }
 
 // One attribute of an opening, " name=\"value\"", or "" for an absent value or a name used already; a
-// reserved name shows as data-<name>. The name shown joins `used`.
-function attribute(name: string, value: unknown, reserved: readonly string[], used: string[]): string {
+// reserved name ("id", the cite attribute, or one used already) shows as data-<name>. The name shown joins `used`.
+function attribute(name: string, value: unknown, cite: string | null, used: string[]): string {
   const text = attributeValue(value);
-  const shownName = reserved.includes(name) || used.includes(name) ? `data-${name}` : name;
+  const shownName = name === "id" || name === cite || used.includes(name) ? `data-${name}` : name;
   if (text === undefined || used.includes(shownName)) return "";
   used.push(shownName);
   return ` ${shownName}="${escapeAttribute(text)}"`;
@@ -336,7 +340,7 @@ export function attributeValue(value: unknown): string | undefined {
 /** One element and the parts nested inside it. */
 export interface Nested {
   element: Element;
-  parts: Nested[];
+  parts: readonly Nested[];
 }
 
 /** A value that sorts parts: a number or a string; anything else counts as no value. */
@@ -344,42 +348,62 @@ export type OrderValue = number | string | undefined;
 
 /**
  * Nest each element inside the element its `ref` names when that whole is in the same call. Roots keep
- * arrival order; the parts of one whole sort by `orderOf` (numbers before strings), and parts without a
- * value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
+ * arrival order; the parts of one whole sort by `orderOf` (numbers before strings; null: no order is set),
+ * and parts without a value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
  */
-export function nest(elements: readonly Element[], orderOf: (element: Element) => OrderValue): Nested[] {
-  // Elements that name no whole are each a root, in arrival order.
-  if (elements.every((element) => element.ref === null || element.ref === undefined))
-    return elements.map((element) => ({ element, parts: [] }));
-  const firstIndex = new Map<string, number>();
-  elements.forEach((element, index) => {
-    if (!firstIndex.has(element.id)) firstIndex.set(element.id, index);
-  });
-  const whole = elements.map((element, index) => {
-    const found = element.ref === null || element.ref === undefined ? undefined : firstIndex.get(element.ref);
-    return found === index ? undefined : found;
-  });
-  elements.forEach((_, index) => {
+export function nest(elements: readonly Element[], orderOf: ((element: Element) => OrderValue) | null): Nested[] {
+  const count = elements.length;
+  // The index of the whole each element names in this call (its first element of that id), or -1.
+  const whole: number[] = [];
+  let parts = 0;
+  // A result has a few elements: they are searched in place; a long list is indexed by id once.
+  const byId = count > 16 ? firstIndexes(elements) : undefined;
+  for (let index = 0; index < count; index += 1) {
+    const ref = elements[index]!.ref;
+    let at = -1;
+    if (ref !== null && ref !== undefined) {
+      if (byId !== undefined) at = byId.get(ref) ?? -1;
+      else for (let other = 0; other < count && at < 0; other += 1) if (elements[other]!.id === ref) at = other;
+    }
+    whole.push(at === index ? -1 : at);
+    if (whole[index]! >= 0) parts += 1;
+  }
+  const nodes: Nested[] = [];
+  for (const element of elements) nodes.push({ element, parts: NO_PARTS });
+  if (parts === 0) return nodes;
+  for (let index = 0; index < count; index += 1) {
     // A chain of wholes that does not come back to this element within as many steps as there are elements never does.
     let steps = 0;
-    for (let at = whole[index]; at !== undefined && steps < elements.length; at = whole[at], steps += 1) {
+    for (let at = whole[index]!; at >= 0 && steps < count; at = whole[at]!, steps += 1) {
       if (at === index) {
-        whole[index] = undefined;
+        whole[index] = -1;
         break;
       }
     }
-  });
-  const nodes: Nested[] = elements.map((element) => ({ element, parts: [] }));
+  }
   const roots: Nested[] = [];
-  nodes.forEach((node, index) => {
-    const at = whole[index];
-    (at === undefined ? roots : nodes[at]!.parts).push(node);
-  });
-  for (const node of nodes) node.parts = sorted(node.parts, orderOf);
+  for (let index = 0; index < count; index += 1) {
+    const at = whole[index]!;
+    if (at < 0) roots.push(nodes[index]!);
+    else if (nodes[at]!.parts === NO_PARTS) nodes[at]!.parts = [nodes[index]!];
+    else (nodes[at]!.parts as Nested[]).push(nodes[index]!);
+  }
+  if (orderOf !== null) for (const node of nodes) node.parts = sorted(node.parts, orderOf);
   return roots;
 }
 
-function sorted(parts: Nested[], orderOf: (element: Element) => OrderValue): Nested[] {
+// The parts of an element that has none: one list for all of them, never grown.
+const NO_PARTS: readonly Nested[] = Object.freeze([]);
+
+function firstIndexes(elements: readonly Element[]): Map<string, number> {
+  const byId = new Map<string, number>();
+  elements.forEach((element, index) => {
+    if (!byId.has(element.id)) byId.set(element.id, index);
+  });
+  return byId;
+}
+
+function sorted(parts: readonly Nested[], orderOf: (element: Element) => OrderValue): readonly Nested[] {
   if (parts.length < 2) return parts;
   const keyed = parts.map((node) => ({ node, key: orderOf(node.element) }));
   // Parts without a value keep arrival order.
