@@ -67,13 +67,8 @@ export function xml(options: XmlOptions = {}): Show {
     }
     return context;
   };
-  // A list of elements is measured, then maybe shown: it is nested once.
-  const nested = new WeakMap<readonly Element[], Nested[]>();
-  const rootsOf = (elements: readonly Element[]) => {
-    let roots = nested.get(elements);
-    if (roots === undefined) nested.set(elements, (roots = nest(elements, orderOf)));
-    return roots;
-  };
+  // Nesting a result's few elements costs less than keeping it for the lists measured and then shown.
+  const rootsOf = (elements: readonly Element[]) => nest(elements, orderOf);
   const show: Show = (elements, numbering, _tool, citations) => {
     const context = contextOf(numbering, citations);
     const roots = rootsOf(elements);
@@ -134,10 +129,10 @@ function madeOf(element: Element, context: RenderContext): Made {
     const source = Source.is(element);
     const text = source && typeof element.text === "string" ? escapeText(element.text) : "";
     const recorded = source ? recordedMade(element, context) : undefined;
-    made =
-      recorded === undefined
-        ? { citations: context.citations, tag: tagOf(element, context.tags), text }
-        : { citations: context.citations, tag: recorded.tag, text, root: recorded.root, part: recorded.part };
+    if (recorded !== undefined)
+      // A copy is measured once or twice: its pieces are found again rather than kept beside the recorded element's.
+      return { citations: context.citations, tag: recorded.tag, text, root: recorded.root, part: recorded.part };
+    made = { citations: context.citations, tag: tagOf(element, context.tags), text };
     context.made.set(element, made);
   }
   return made;
