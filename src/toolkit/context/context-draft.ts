@@ -257,6 +257,9 @@ export class ThreadCache {
   firstPass: PassTrail | undefined;
 
   private readonly facts = new Map<Event, Facts>();
+  // The results that hold each element id, for the first `indexed` events read (resultsHolding).
+  private byElement: Map<string, ToolOutput[]> | undefined;
+  private indexed = 0;
   // The turn's parts that the kept renders and passes were made with: builders of other turns share the cache.
   private renderedWith: RenderedWith | undefined;
   private plannedWith: readonly unknown[] | undefined;
@@ -315,6 +318,25 @@ export class ThreadCache {
       this.facts.set(event, facts);
     }
     return facts;
+  }
+
+  /** The results read so far (reopen results aside: they hold no elements of their own) that hold any of `ids`. */
+  resultsHolding(ids: ReadonlySet<string>): Set<ToolOutput> {
+    // Indexed when first asked, and then for the events read since: most builds never ask.
+    const index = (this.byElement ??= new Map());
+    for (; this.indexed < this.events.length; this.indexed += 1) {
+      const event = this.events[this.indexed]!;
+      const facts = this.factsOf(event);
+      if (!facts.result || facts.reopened) continue;
+      for (const element of (event as ToolOutput).elements) {
+        const holding = index.get(element.id);
+        if (holding === undefined) index.set(element.id, [event as ToolOutput]);
+        else holding.push(event as ToolOutput);
+      }
+    }
+    const found = new Set<ToolOutput>();
+    for (const id of ids) for (const result of index.get(id) ?? []) found.add(result);
+    return found;
   }
 
   /** Whether something rendered looked up what was not recorded yet. */
@@ -1013,10 +1035,14 @@ function shrinkPass(
     extendsList(earlier.events, view.events) &&
     extendsList(earlier.shown, shown);
   const citedSince = holds ? citedFrom(view.events, earlier.events.length) : new Set<string>();
+  // The recorded results that hold an element cited since, found once by id rather than by reading every result.
+  const touched = citedSince.size === 0 ? undefined : draft.cache.resultsHolding(citedSince);
   const keeps = (result: ToolOutput | undefined) =>
-    citedSince.size === 0 ||
+    touched === undefined ||
     result === undefined ||
-    !draft.output(result).elements.some((element) => citedSince.has(element.id));
+    (draft.cache.factsOf(result).reopened
+      ? !draft.output(result).elements.some((element) => citedSince.has(element.id))
+      : !touched.has(result));
   const trail: OfferDecision[][] = [];
   for (const [index, shrink] of policy.shrink.entries()) {
     const decided: OfferDecision[] = [];

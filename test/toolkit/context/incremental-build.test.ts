@@ -2,7 +2,7 @@
 // work: a warm build must send exactly the request that a new builder (cold) sends for the same trace.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ModelOutput, type Event } from "../../../src/domain/events.js";
+import { ModelOutput, Reopened, type Event } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { ToolDef, UserMessage } from "../../../src/ports/messages.js";
 import { ChatRequest } from "../../../src/ports/request.js";
@@ -188,6 +188,40 @@ describe("a warm build", () => {
     expect(warm.build(conversation.trace()).request.hash).toBe(cold.hash);
     const first = cold.messages.find((message) => message.role === "tool")!;
     expect(first.content).toContain('doc="2"');
+  });
+
+  it("plans a turn's first call again for a reopen result whose element was cited since the last turn's", () => {
+    // The passage a#2 shows in a reopen result; a later answer cites it, so the floor keeps it in that result too.
+    const conversation = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 3))
+      .answer("A.")
+      .ask("two")
+      .round({ name: "reopen", arguments: { elements: ["a#1", "a#2"] }, result: {} });
+    conversation.events.splice(
+      -1,
+      1,
+      Reopened({ callId: "c2", reopenedElements: ["a#1", "a#2"], reopenedResults: [] }),
+    );
+    conversation.answer("Again.").ask("three").search("b", documentOf("b", 2)).answer("B.", ["a#2"]);
+    conversation.ask("four").search("c", documentOf("c", 2)).answer("C.").ask("five").search("d", documentOf("d", 2));
+    const policy = {
+      shrink: [Stub(turns.slice(0, -1))],
+      startAt: new Tokens(60),
+      target: new Tokens(30),
+      minGain: null,
+    };
+    const warm = builder(policy);
+    for (const trace of prefixes(conversation.events))
+      expect(built(warm, trace)).toEqual(built(builder(policy), trace));
+    // The stubbed reopen result keeps the passage cited since, full, and leaves a#1 out.
+    const sent = JSON.parse((built(warm, conversation.trace()) as { request: string }).request) as {
+      messages: { content: unknown }[];
+    };
+    const words = Array.from({ length: 12 }, (_, word) => `a2w${word}`).join(" ");
+    expect(sent.messages.map((message) => message.content)).toContain(
+      `[r2: result left out to save space]\n<chunk id="4" cite="[4]" doc="1">${words}</chunk>`,
+    );
   });
 
   it("starts again for a trace that does not extend the one it kept", () => {
