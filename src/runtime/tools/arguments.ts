@@ -51,8 +51,10 @@ interface Rewrites {
 }
 
 function rewritten(call: ToolCall, def: ToolDef, rewrites: Rewrites): ToolCall {
-  const results = new Set(def.results);
-  const names = Object.keys(call.arguments).filter((name) => def.elements[name] !== undefined || results.has(name));
+  // A cold build shows every recorded call: the tool's few result arguments are looked up without a Set.
+  const names = Object.keys(call.arguments).filter(
+    (name) => def.elements[name] !== undefined || def.results.includes(name),
+  );
   if (names.length === 0) return call;
   const args = { ...call.arguments };
   for (const name of names) {

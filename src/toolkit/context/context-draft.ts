@@ -865,18 +865,14 @@ export class ContextDraft {
 
 /** A shape as a key: two shapes with the same form and floors show a result the same. */
 function shapeKey(shape: ResultShape): string {
-  if (shape.floors.size === 0) return String(shape.form);
-  let key = shapeKeys.get(shape);
-  if (key === undefined) {
-    key = String(shape.form);
-    for (const [id, form] of shape.floors) key += `\u0000${id}\u0000${form}`;
-    shapeKeys.set(shape, key);
-  }
-  return key;
+  return (shape as Partial<ResultState>).key ?? keyOf(shape.form, shape.floors);
 }
 
-// A shrunk result's state lives on from build to build in the planned passes: its key is made once.
-const shapeKeys = new WeakMap<ResultShape, string>();
+function keyOf(form: Form, floors: ReadonlyMap<string, Form>): string {
+  let key = String(form);
+  for (const [id, lifted] of floors) key += `\u0000${id}\u0000${lifted}`;
+  return key;
+}
 
 // The forms of the results, worked out again at each build from the first model call of the running turn:
 // at each call of the turn the shrinks run on the forms of the call before, so a form never rises within
@@ -888,6 +884,8 @@ export interface ResultState extends ResultShape {
   by: Shrink;
   /** The call of the running turn at which the shrink gave the form: 0 for the turn's first. */
   call: number;
+  /** The shape as a key (shapeKey), made with the state: a shrunk result's state lives on from build to build. */
+  key: string;
 }
 
 /** The state of each shrunk result, by handle; a result that is not in it is full. */
@@ -1105,7 +1103,7 @@ function decide(
   if (result === undefined || !(form < (current?.form ?? FULL)))
     return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
   const floors = floorsOf(draft.output(result).elements, form, draft.toolOf(result), view, policy);
-  const state: ResultState = { form, floors, by, call };
+  const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
   const [was, is] = [draft.result(result, current ?? FULL_SHAPE), draft.result(result, state)];
   const freed = was.length - is.length;
   if (freed <= 0) return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
