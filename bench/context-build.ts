@@ -221,14 +221,14 @@ turn gives, and that the next turn's builder renders only what is new).
 Forms are planned from lengths: the xml layout sums a result's length from each element's kept pieces
 (the opening, the escaped text, the closing tag, the newlines between them), and the result's text is made
 only for the form that is sent (test/toolkit/context/measure.test.ts checks each length against the text
-made in full). A Source that a Shorten copies with another text (dropText, a cap) shares the opening of the
+made in full). A Source that a Shorten copies with another text (dropText, a cap) takes the opening of the
 element recorded under its id. A cold build still reads every event (numbers, handles, recordings: about
 a sixth of its time), renders every event's messages once and measures each result in each form it passes
-through (full, compressed, stubbed) to plan the forms, keeping several map entries per event for the
-builds that follow; a quarter or more of its CPU time is garbage collection, of this build and of the
-builders before it in the run. In four runs that alternated with the code before this work, the median
-cold CPU time at 10,000 events with shrinking was 318 to 516 ms before and 342 to 531 after: no change
-this machine's noise can show, though planning the forms, measured apart, took about a fifth less.
+through (full, compressed, stubbed) to plan the forms, keeping one record per event (its kind, handle and
+renders) for the builds that follow; a fifth or more of its CPU time is garbage collection. Each cold build
+here starts from a collected heap (the collector runs before it, outside the time), as a worker builds a
+thread cold once, not after six other builders: before that, the garbage of the builders measured before
+was a quarter of the median.
 
 Building each prefix of the last ${(PREFIXES.count - PREFIXES.from).toLocaleString("en")} events of a ${PREFIXES.count.toLocaleString("en")}-event thread in turn with one builder (shrinking, as a
 worker does at each model call; each trace grown from the one before by its new event, as a worker tops up the
