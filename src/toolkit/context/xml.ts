@@ -67,11 +67,10 @@ export function xml(options: XmlOptions = {}): Show {
     }
     return context;
   };
-  // Nesting a result's few elements costs less than keeping it for the lists measured and then shown.
-  const rootsOf = (elements: readonly Element[]) => nest(elements, orderOf);
+  // A result's few elements are nested each time they are measured or shown: keeping the nesting costs more.
   const show: Show = (elements, numbering, _tool, citations) => {
     const context = contextOf(numbering, citations);
-    const roots = rootsOf(elements);
+    const roots = nest(elements, orderOf);
     let shown = roots.length === 0 ? "" : render(roots[0]!, false, context);
     for (let index = 1; index < roots.length; index += 1) shown += `\n${render(roots[index]!, false, context)}`;
     return shown;
@@ -79,7 +78,7 @@ export function xml(options: XmlOptions = {}): Show {
   // The length alone is summed from the same kept pieces, so a context is measured without making its text.
   measures.set(show, (elements, numbering, _tool, citations) => {
     const context = contextOf(numbering, citations);
-    const roots = rootsOf(elements);
+    const roots = nest(elements, orderOf);
     let length = roots.length === 0 ? 0 : roots.length - 1;
     for (const root of roots) length += measure(root, false, context);
     return length;
@@ -225,13 +224,14 @@ function openingOf(element: Element, tag: string, nested: boolean, context: Rend
       opening += attribute(listed[path]!, readPath(element, path), context.cite, used);
     return opening;
   }
-  for (const key in element) {
+  for (const key of Object.keys(element)) {
     if (BASE_FIELDS.has(key) || (key === "text" && source)) continue;
     opening += attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
   }
   const properties: Record<string, unknown> | null | undefined = element.properties;
   if (properties !== null && properties !== undefined)
-    for (const key in properties) opening += attribute(attributeName(key), properties[key], context.cite, used);
+    for (const key of Object.keys(properties))
+      opening += attribute(attributeName(key), properties[key], context.cite, used);
   return opening;
 }
 
