@@ -104,6 +104,14 @@ describe("shortened: the rule of every Shorten", () => {
       expect(() => shortened(shorten, output, limits, "search")).toThrow(ShortenError);
   });
 
+  it("keeps the recorded header whatever header the function's copy has", () => {
+    const renamed = shortened((result) => ({ ...result, callId: "other", text: "short" }), output, limits, "search");
+    expect(renamed).toMatchObject({ callId: output.callId, type: output.type, stream: output.stream, text: "short" });
+    // A copy that kept the header is taken as it is.
+    const copy = { ...output, text: "short" };
+    expect(shortened(() => copy, output, limits, "search")).toBe(copy);
+  });
+
   it("refuses a function that changes the error", () => {
     const failed = ToolOutput({ callId: "c2", error: "No such document." });
     expect(() => shortened((result) => ({ ...result, error: null }), failed, limits, "read_document")).toThrow(

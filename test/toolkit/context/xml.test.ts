@@ -118,6 +118,16 @@ describe("xml", () => {
     );
   });
 
+  it("cuts a cycle of refs at its first element, and shows every element once, a self-reference as a root", () => {
+    const first = Passage({ id: "a", ref: "b", text: "first" });
+    const second = Passage({ id: "b", ref: "a", text: "second" });
+    const itself = Passage({ id: "c", ref: "c", text: "itself" });
+    expect(shown([first, second, itself])).toBe(
+      `<passage id="1" cite="[1]" passage="2">first\n<passage id="2" cite="[2]">second</passage>\n</passage>\n` +
+        `<passage id="3" cite="[3]" passage="3">itself</passage>`,
+    );
+  });
+
   it("shows a part inside a Source after the Source's text", () => {
     const whole = Passage({ id: "w", text: "whole" });
     const part = Passage({ id: "p", ref: "w", text: "part" });
