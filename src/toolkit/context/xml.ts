@@ -360,8 +360,9 @@ export function nest(elements: readonly Element[], orderOf: ((element: Element) 
       if (byId !== undefined) at = byId.get(ref) ?? -1;
       else for (let other = 0; other < count && at < 0; other += 1) if (elements[other]!.id === ref) at = other;
     }
-    whole.push(at === index ? -1 : at);
-    if (whole[index]! >= 0) parts += 1;
+    // An element that names itself is cut below, as any cycle is.
+    whole.push(at);
+    if (at >= 0) parts += 1;
   }
   const nodes: Nested[] = [];
   for (const element of elements) nodes.push({ element, parts: NO_PARTS });
