@@ -49,6 +49,7 @@ import {
   citedFrom,
   kindOf,
   knowHandles,
+  resultOf,
   turnStartsOf,
 } from "./shrink.js";
 
@@ -225,12 +226,31 @@ class NotingHandles extends ResultHandles {
 interface Facts extends EventKind {
   /** The handle of a result with a call id, or undefined for any other event. */
   handle: string | undefined;
-  /** The event's messages, without reasoning and with it. */
-  messages?: { plain: Rendered; reasoned?: Rendered };
+  /** The event's messages without reasoning, and with it. */
+  messages: Rendered | undefined;
+  reasoned: Rendered | undefined;
   /** A result as shown, by the key of its shape. */
-  shown?: Map<string, ShownResult>;
+  shown: Few<string, ShownResult> | undefined;
   /** A reopen result with its content drawn in. */
-  drawn?: ToolOutput;
+  drawn: ToolOutput | undefined;
+}
+
+/**
+ * A few entries by key, in one list: a result is shown in one to three shapes and made smaller by one or two
+ * Shorten functions, and a Map for each would hold more memory than the rest of what the result keeps.
+ */
+class Few<K, V> {
+  private readonly entries: (K | V)[] = [];
+
+  get(key: K): V | undefined {
+    for (let index = 0; index < this.entries.length; index += 2)
+      if (this.entries[index] === key) return this.entries[index + 1] as V;
+    return undefined;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.push(key, value);
+  }
 }
 
 /**
@@ -246,7 +266,7 @@ export class ThreadCache {
   readonly handles = new NotingHandles();
   readonly recordings = new Recordings();
   /** Each result as each Shorten function made it, checked. */
-  readonly formed = new Map<ToolOutput, Map<Shorten, ToolOutput>>();
+  readonly formed = new Map<ToolOutput, Few<Shorten, ToolOutput>>();
   /** The events shown at the view asked about last (without a selection): the next view usually extends it. */
   lastVisible: { view: readonly Event[]; visible: Visible } | undefined;
   /** The messages laid out last (where shapes are summed): the next build lays out only what follows the first change. */
@@ -275,7 +295,7 @@ export class ThreadCache {
     if (was === undefined) return;
     let changed = false;
     if (was.citations !== now.citations || !sameValues(was.limits, now.limits)) {
-      for (const facts of this.facts.values()) facts.messages = facts.shown = facts.drawn = undefined;
+      for (const facts of this.facts.values()) facts.messages = facts.reasoned = facts.shown = facts.drawn = undefined;
       this.formed.clear();
       changed = true;
     } else if (was.renderInput !== now.renderInput || was.calls !== now.calls) {
@@ -286,8 +306,8 @@ export class ThreadCache {
           ? calls
           : facts.input &&
             was.renderInput !== now.renderInput &&
-            JSON.stringify(inputMessages(event)) !== JSON.stringify(facts.messages.plain.messages);
-        if (stale) facts.messages = undefined;
+            JSON.stringify(inputMessages(event)) !== JSON.stringify(facts.messages.messages);
+        if (stale) facts.messages = facts.reasoned = undefined;
         changed ||= stale;
       }
     }
@@ -312,9 +332,21 @@ export class ThreadCache {
   factsOf(event: Event): Facts {
     let facts = this.facts.get(event);
     if (facts === undefined) {
-      const { input, modelOutput, compaction, reopened, result, resultOf } = kindOf(event);
-      const handle = resultOf === null ? undefined : this.handles.handleOf(resultOf);
-      facts = { input, modelOutput, compaction, reopened, result, resultOf, handle };
+      const { input, modelOutput, compaction, reopened, result } = kindOf(event);
+      const callId = resultOf(event);
+      // Every field at once: one shape for every record, and no property storage added to each later.
+      facts = {
+        input,
+        modelOutput,
+        compaction,
+        reopened,
+        result,
+        handle: callId === null ? undefined : this.handles.handleOf(callId),
+        messages: undefined,
+        reasoned: undefined,
+        shown: undefined,
+        drawn: undefined,
+      };
       this.facts.set(event, facts);
     }
     return facts;
@@ -457,7 +489,7 @@ export class ContextDraft {
     // A result is made smaller by each Shorten once while the cache keeps it, whichever shapes show it.
     const formed = (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => {
       let byShorten = cache.formed.get(output);
-      if (byShorten === undefined) cache.formed.set(output, (byShorten = new Map()));
+      if (byShorten === undefined) cache.formed.set(output, (byShorten = new Few()));
       let made = byShorten.get(shorten);
       if (made === undefined) byShorten.set(shorten, (made = shortened(shorten, output, limits, tool)));
       return made;
@@ -648,7 +680,7 @@ export class ContextDraft {
   /** A result in a shape, made once per shape (by its form and floors) for as long as the builder keeps the thread. */
   result(event: ToolOutput, shape: ResultShape): ShownResult {
     const facts = this.cache.factsOf(event);
-    const byShape = (facts.shown ??= new Map());
+    const byShape = (facts.shown ??= new Few());
     const key = shapeKey(shape);
     let made = byShape.get(key);
     if (made === undefined) {
@@ -842,17 +874,17 @@ export class ContextDraft {
     let made = facts.messages;
     if (made === undefined) {
       const messages = eventMessages(event, this.rendering);
-      made = facts.messages = { plain: { messages, characters: charactersOf(messages) } };
+      made = facts.messages = { messages, characters: charactersOf(messages) };
     }
     const reasoning = facts.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
-    if (reasoning === null) return made.plain;
-    if (made.reasoned === undefined) {
-      const messages = made.plain.messages.map((message) =>
+    if (reasoning === null) return made;
+    if (facts.reasoned === undefined) {
+      const messages = made.messages.map((message) =>
         message.role === "assistant" ? { ...message, reasoning } : message,
       );
-      made.reasoned = { messages, characters: charactersOf(messages) };
+      facts.reasoned = { messages, characters: charactersOf(messages) };
     }
-    return made.reasoned;
+    return facts.reasoned;
   }
 
   private reasoningOf(output: ModelOutput): string | null {
@@ -1171,20 +1203,23 @@ class FormsOf implements FormsByHandle {
   }
 }
 
-/** The forms that floors lift the elements of a result to, above its own form, reading only the trace before the call. */
+/**
+ * The forms that floors lift the elements of a result to, above its own form, reading only the trace before
+ * the call; one shared empty map when there are none, since a shrunk result's state is kept with its thread.
+ */
 function floorsOf(
   elements: readonly Element[],
   form: Form,
   tool: string | null,
   view: Trace,
   policy: ContextPolicy,
-): Map<string, Form> {
-  const floors = new Map<string, Form>();
+): ReadonlyMap<string, Form> {
+  let floors: Map<string, Form> | undefined;
   for (const element of elements) {
     let lifted: Form = STUBBED;
     for (const floor of policy.protect)
       if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
-    if (lifted > form) floors.set(element.id, lifted);
+    if (lifted > form) (floors ??= new Map()).set(element.id, lifted);
   }
-  return floors;
+  return floors ?? FULL_SHAPE.floors;
 }

@@ -26,39 +26,41 @@ export interface UnitSpan {
   results: string[];
 }
 
-/** What the context code asks of an event's type, again and again: found once per event. */
+/** What the context code asks of an event's type, again and again: found once per type. */
 export interface EventKind {
-  input: boolean;
-  modelOutput: boolean;
-  compaction: boolean;
-  reopened: boolean;
+  readonly input: boolean;
+  readonly modelOutput: boolean;
+  readonly compaction: boolean;
+  readonly reopened: boolean;
   /** Whether the event is a tool's result (a ToolOutput). */
-  result: boolean;
-  /** The call id of a result, or null for a result without one and for any other event. */
-  resultOf: string | null;
+  readonly result: boolean;
 }
 
-// Reading `type` off events of many shapes is slow, and each build asks it of every event several times.
-const kinds = new WeakMap<Event, EventKind>();
+// The kind of each type name asked about, one frozen record for all its events: a record for each event
+// (in a WeakMap) held more memory than the rest of what a build keeps of the event.
+const kinds = new Map<string, EventKind>();
 
 /** The kind of an event, as the `is` of its types answers. */
 export function kindOf(event: Event): EventKind {
-  let kind = kinds.get(event);
+  // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
+  const type = (event as { type?: unknown }).type as string;
+  let kind = kinds.get(type);
   if (kind === undefined) {
-    // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
-    const type = (event as { type?: unknown }).type as string;
-    const result = ToolOutput.names.has(type);
-    kind = {
+    kind = Object.freeze({
       input: Input.names.has(type),
       modelOutput: ModelOutput.names.has(type),
       compaction: Compaction.names.has(type),
       reopened: Reopened.names.has(type),
-      result,
-      resultOf: result ? (event as ToolOutput).callId : null,
-    };
-    kinds.set(event, kind);
+      result: ToolOutput.names.has(type),
+    });
+    kinds.set(type, kind);
   }
   return kind;
+}
+
+/** The call id of a result, or null for a result without one and for any other event. */
+export function resultOf(event: Event): string | null {
+  return kindOf(event).result ? (event as ToolOutput).callId : null;
 }
 
 /**
@@ -162,7 +164,7 @@ function findUnits(
   if (unit === "results") {
     const found = earlier === undefined ? [] : [...earlier.units];
     for (let index = earlier?.events.length ?? 0; index < events.length; index += 1) {
-      const callId = kindOf(events[index]!).resultOf;
+      const callId = resultOf(events[index]!);
       if (callId !== null) found.push({ start: index, results: [callId] });
     }
     return found;
@@ -183,8 +185,9 @@ function findUnits(
       const round: UnitSpan = { start: index, results: [] };
       rounds.push(round);
       for (const call of (event as ModelOutput).toolCalls) roundOf.set(call.id, round);
-    } else if (kind.resultOf !== null) {
-      roundOf.get(kind.resultOf)?.results.push(kind.resultOf);
+    } else if (kind.result && (event as ToolOutput).callId !== null) {
+      const callId = (event as ToolOutput).callId!;
+      roundOf.get(callId)?.results.push(callId);
     }
   });
   return rounds;
@@ -193,7 +196,7 @@ function findUnits(
 function resultsIn(events: readonly Event[], from: number, to: number): string[] {
   const found: string[] = [];
   for (let index = from; index < to; index += 1) {
-    const callId = kindOf(events[index]!).resultOf;
+    const callId = resultOf(events[index]!);
     if (callId !== null) found.push(callId);
   }
   return found;

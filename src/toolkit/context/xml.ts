@@ -76,13 +76,7 @@ export function xml(options: XmlOptions = {}): Show {
     return shown;
   };
   // The length alone is summed from the same kept pieces, so a context is measured without making its text.
-  measures.set(show, (elements, numbering, _tool, citations) => {
-    const context = contextOf(numbering, citations);
-    const roots = nest(elements, orderOf);
-    let length = roots.length === 0 ? 0 : roots.length - 1;
-    for (const root of roots) length += measure(root, false, context);
-    return length;
-  });
+  measures.set(show, (elements, numbering, _tool, citations) => measure(elements, contextOf(numbering, citations)));
   return show;
 }
 
@@ -116,8 +110,8 @@ interface Made {
   citations: CitationStrategy | null;
   tag: string;
   text: string;
-  root?: string;
-  part?: string;
+  root: string | undefined;
+  part: string | undefined;
 }
 
 // The pieces of an element with one citation strategy, made once. A Source that a Shorten copied with
@@ -131,7 +125,8 @@ function madeOf(element: Element, context: RenderContext): Made {
     if (recorded !== undefined)
       // A copy is measured once or twice: its pieces are found again rather than kept beside the recorded element's.
       return { citations: context.citations, tag: recorded.tag, text, root: recorded.root, part: recorded.part };
-    made = { citations: context.citations, tag: tagOf(element, context.tags), text };
+    // Every field at once, the openings made when first asked: one shape, and no property storage added later.
+    made = { citations: context.citations, tag: tagOf(element, context.tags), text, root: undefined, part: undefined };
     context.made.set(element, made);
   }
   return made;
@@ -182,16 +177,24 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
   return `<${opening}>${inner}\n</${tag}>`;
 }
 
-// The length of what render makes of a node, from the same pieces: "<", the opening, ">", the text, and so on.
-function measure(node: Nested, nested: boolean, context: RenderContext): number {
-  const { element } = node;
-  const made = madeOf(element, context);
-  const opening = openingFor(element, made, nested, context);
-  const { tag, text } = made;
-  if (node.parts.length === 0) return text === "" ? opening.length + 3 : opening.length + text.length + tag.length + 5;
-  let inner = text.length;
-  for (const part of node.parts) inner += 1 + measure(part, true, context);
-  return opening.length + inner + tag.length + 6;
+// The length of what show makes of elements, from the pieces render writes ("<", the opening, ">", the text,
+// and so on), without nesting them: each element adds its own pieces, a part a newline before it, each root
+// but the first a newline. The order of parts changes no length, so it is not read.
+function measure(elements: readonly Element[], context: RenderContext): number {
+  const whole = wholesOf(elements);
+  // Which elements have parts: their pieces close on a line of their own.
+  const parted: boolean[] = [];
+  if (whole !== undefined) for (const at of whole) if (at >= 0) parted[at] = true;
+  let length = elements.length === 0 ? 0 : -1;
+  for (let index = 0; index < elements.length; index += 1) {
+    const element = elements[index]!;
+    const made = madeOf(element, context);
+    const opening = openingFor(element, made, whole !== undefined && whole[index]! >= 0, context);
+    const { tag, text } = made;
+    if (parted[index] === true) length += opening.length + text.length + tag.length + 7;
+    else length += text === "" ? opening.length + 4 : opening.length + text.length + tag.length + 6;
+  }
+  return length;
 }
 
 /**
@@ -202,10 +205,11 @@ function measure(node: Nested, nested: boolean, context: RenderContext): number 
 function openingOf(element: Element, tag: string, nested: boolean, context: RenderContext): string {
   const number = numberOf(element.id, context.numbering);
   const source = Source.is(element);
-  let opening = `${tag} id="${escapeAttribute(String(number))}"`;
+  // The pieces are joined once: the opening is kept as long as its thread, and a string grown by += keeps every piece.
+  const opening = [`${tag} id="${escapeAttribute(String(number))}"`];
   const used = ["id"];
   if (context.cite !== null && context.citations !== null && source) {
-    opening += ` ${context.cite}="${escapeAttribute(context.citations.write(number))}"`;
+    opening.push(` ${context.cite}="${escapeAttribute(context.citations.write(number))}"`);
     used.push(context.cite);
   }
   const whole =
@@ -214,25 +218,25 @@ function openingOf(element: Element, tag: string, nested: boolean, context: Rend
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
     const name = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
-    opening += ` ${name}="${escapeAttribute(String(whole))}"`;
+    opening.push(` ${name}="${escapeAttribute(String(whole))}"`);
     used.push(name);
   }
   // The names reserved for the element's own attributes are "id", the cite attribute and those used so far.
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
     for (const path of Object.keys(listed))
-      opening += attribute(listed[path]!, readPath(element, path), context.cite, used);
-    return opening;
+      opening.push(attribute(listed[path]!, readPath(element, path), context.cite, used));
+    return opening.join("");
   }
   for (const key of Object.keys(element)) {
     if (BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-    opening += attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
+    opening.push(attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used));
   }
   const properties: Record<string, unknown> | null | undefined = element.properties;
   if (properties !== null && properties !== undefined)
     for (const key of Object.keys(properties))
-      opening += attribute(attributeName(key), properties[key], context.cite, used);
-  return opening;
+      opening.push(attribute(attributeName(key), properties[key], context.cite, used));
+  return opening.join("");
 }
 
 // One attribute of an opening, " name=\"value\"", or "" for an absent value or a name used already; a
@@ -347,26 +351,41 @@ export type OrderValue = number | string | undefined;
  * and parts without a value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
  */
 export function nest(elements: readonly Element[], orderOf: ((element: Element) => OrderValue) | null): Nested[] {
+  const whole = wholesOf(elements);
+  const nodes: Nested[] = [];
+  for (const element of elements) nodes.push({ element, parts: NO_PARTS });
+  if (whole === undefined) return nodes;
   const count = elements.length;
-  // The index of the whole each element names in this call (its first element of that id), or -1.
-  const whole: number[] = [];
-  let parts = 0;
+  const roots: Nested[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const at = whole[index]!;
+    if (at < 0) roots.push(nodes[index]!);
+    else if (nodes[at]!.parts === NO_PARTS) nodes[at]!.parts = [nodes[index]!];
+    else (nodes[at]!.parts as Nested[]).push(nodes[index]!);
+  }
+  if (orderOf !== null) for (const node of nodes) node.parts = sorted(node.parts, orderOf);
+  return roots;
+}
+
+/**
+ * The index of the whole each element is a part of in `elements` (the first element of the id its ref names),
+ * or -1 for a root; a cycle of refs is cut where it comes back. Undefined when every element is a root.
+ */
+function wholesOf(elements: readonly Element[]): number[] | undefined {
+  const count = elements.length;
+  let whole: number[] | undefined;
   // A result has a few elements: they are searched in place; a long list is indexed by id once.
   const byId = count > 16 ? firstIndexes(elements) : undefined;
   for (let index = 0; index < count; index += 1) {
     const ref = elements[index]!.ref;
+    if (ref === null || ref === undefined) continue;
     let at = -1;
-    if (ref !== null && ref !== undefined) {
-      if (byId !== undefined) at = byId.get(ref) ?? -1;
-      else for (let other = 0; other < count && at < 0; other += 1) if (elements[other]!.id === ref) at = other;
-    }
+    if (byId !== undefined) at = byId.get(ref) ?? -1;
+    else for (let other = 0; other < count && at < 0; other += 1) if (elements[other]!.id === ref) at = other;
     // An element that names itself is cut below, as any cycle is.
-    whole.push(at);
-    if (at >= 0) parts += 1;
+    if (at >= 0) (whole ??= new Array<number>(count).fill(-1))[index] = at;
   }
-  const nodes: Nested[] = [];
-  for (const element of elements) nodes.push({ element, parts: NO_PARTS });
-  if (parts === 0) return nodes;
+  if (whole === undefined) return undefined;
   for (let index = 0; index < count; index += 1) {
     // A chain of wholes that does not come back to this element within as many steps as there are elements never does.
     let steps = 0;
@@ -377,15 +396,7 @@ export function nest(elements: readonly Element[], orderOf: ((element: Element) 
       }
     }
   }
-  const roots: Nested[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const at = whole[index]!;
-    if (at < 0) roots.push(nodes[index]!);
-    else if (nodes[at]!.parts === NO_PARTS) nodes[at]!.parts = [nodes[index]!];
-    else (nodes[at]!.parts as Nested[]).push(nodes[index]!);
-  }
-  if (orderOf !== null) for (const node of nodes) node.parts = sorted(node.parts, orderOf);
-  return roots;
+  return whole;
 }
 
 // The parts of an element that has none: one list for all of them, never grown.
