@@ -240,7 +240,8 @@ interface Facts extends EventKind {
  * Shorten functions, and a Map for each would hold more memory than the rest of what the result keeps.
  */
 class Few<K, V> {
-  private readonly entries: (K | V)[] = [];
+  // Made anew at each set, of its length: a list grown by push keeps room for 17.
+  private entries: readonly (K | V)[] = [];
 
   get(key: K): V | undefined {
     for (let index = 0; index < this.entries.length; index += 2)
@@ -249,7 +250,7 @@ class Few<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.entries.push(key, value);
+    this.entries = this.entries.concat([key, value]);
   }
 }
 

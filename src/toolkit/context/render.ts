@@ -112,8 +112,8 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
     const output = event as ModelOutput;
     const markers: (readonly [number, string])[] = [];
     for (const marker of output.markers) markers.push([marker.at, marker.text]);
-    const toolCalls: ToolCall[] = [];
-    for (const call of output.toolCalls) toolCalls.push(rendering.shownCall(call));
+    // Mapped, not pushed: a list grown by push keeps room for more, and an event's messages are kept with its thread.
+    const toolCalls = output.toolCalls.map((call) => rendering.shownCall(call));
     return [AssistantMessage(markers.length === 0 ? output.content : inserted(output.content, markers), { toolCalls })];
   }
   if (kind.result) {
@@ -235,13 +235,15 @@ export function shownResult(
   let lifted: ToolOutput | null = null;
   for (const form of shape.floors.values())
     if (form === FULL && lifted === null) lifted = formed(policy.shortenFor(name, FULL), output, limits, tool);
-  const elements: Element[] = [];
+  const left: Element[] = [];
   for (let index = 0; index < output.elements.length; index += 1) {
     const floor = shape.floors.size === 0 ? undefined : shape.floors.get(output.elements[index]!.id);
     const form = Math.max(shape.form, floor ?? STUBBED) as Form;
-    if (form === FULL) elements.push(lifted!.elements[index]!);
-    else if (form === COMPRESSED) elements.push(compressed.elements[index]!);
+    if (form === FULL) left.push(lifted!.elements[index]!);
+    else if (form === COMPRESSED) left.push(compressed.elements[index]!);
   }
+  // A copy of its length: a list grown by push keeps room for more, and a shown result is kept with its thread.
+  const elements = left.slice();
   const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
   return capped(shape.form === COMPRESSED ? compressed : null, elements, line, tool, shaping);
 }

@@ -199,7 +199,8 @@ function resultsIn(events: readonly Event[], from: number, to: number): string[]
     const callId = resultOf(events[index]!);
     if (callId !== null) found.push(callId);
   }
-  return found;
+  // A copy of its length: a list grown by push keeps room for more, and a turn's results are kept with its thread.
+  return found.slice();
 }
 
 // Selection: some results of a trace, picked by an index or a slice of its turns, rounds or results, as
