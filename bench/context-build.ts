@@ -105,6 +105,25 @@ interface Figures {
   cold: { wall: number; cpu: number }[];
   warm: { wall: number; cpu: number }[];
   characters: number;
+  /** The MB a builder holds after its cold build, or null without --expose-gc. */
+  kept: number | null;
+}
+
+/**
+ * What a new builder keeps after building `trace` cold, by the heap in use after a collection: what the
+ * collector copies while a cold build runs, and what a worker holds for each thread it keeps.
+ */
+function keptBy(make: () => MessageBuilder, trace: Trace): number | null {
+  if ((globalThis as { gc?: unknown }).gc === undefined) return null;
+  collect();
+  const heap = process.memoryUsage().heapUsed;
+  const made = make();
+  made.build(trace);
+  collect();
+  const kept = process.memoryUsage().heapUsed - heap;
+  // The builder is used after the heap is read, so the collection cannot take it before (a warm build: no cost).
+  made.build(trace);
+  return Number((kept / 1e6).toFixed(1));
 }
 
 /** Cold: a new builder builds the trace of `count` events; warm: the same builder, with the one more event appended. */
@@ -112,7 +131,7 @@ function measure(make: () => MessageBuilder, events: readonly Event[], runs: num
   const before = Trace.of(events.slice(0, -1));
   // The trace grown by the one more event, as a worker tops up the trace it keeps.
   const after = before.with([{ position: events.length, event: events.at(-1)! }]);
-  const figures: Figures = { cold: [], warm: [], characters: 0 };
+  const figures: Figures = { cold: [], warm: [], characters: 0, kept: keptBy(make, before) };
   for (let run = 0; run < runs; run += 1) {
     // The garbage of the builders measured before is collected first (outside the time): a worker's cold build
     // of a thread does not follow six others.
@@ -126,7 +145,7 @@ function measure(make: () => MessageBuilder, events: readonly Event[], runs: num
 
 const ms = (values: number[]) => Number(median(values).toFixed(1));
 const rows: (string | number)[][] = [
-  ["events", "shrinking", "cold ms", "cold CPU ms", "warm ms", "warm CPU ms", "request characters"],
+  ["events", "shrinking", "cold ms", "cold CPU ms", "warm ms", "warm CPU ms", "request characters", "kept MB"],
 ];
 const SIZES = [1_000, 10_000, 50_000];
 const RUNS = [15, 7, 5];
@@ -137,7 +156,7 @@ SIZES.forEach((count, index) => {
     ["no", WITHOUT],
     ["yes", WITH],
   ] as const) {
-    const { cold, warm, characters } = measure(make, events, runs);
+    const { cold, warm, characters, kept } = measure(make, events, runs);
     const row = [
       count,
       label,
@@ -146,6 +165,7 @@ SIZES.forEach((count, index) => {
       ms(warm.map((time) => time.wall)),
       ms(warm.map((time) => time.cpu)),
       characters,
+      kept ?? "unmeasured",
     ];
     console.log(row.join(" | "));
     rows.push(row);
@@ -202,6 +222,9 @@ searches, so the builder works the forms out at three calls.
   activity build warm too, when their trace holds the same event objects (a trace the worker keeps and
   tops up); each kept render is checked against the turn's parts (renderInput, tool definitions,
   citations, limits; prompt, model and budget for the passes).
+- **kept MB** is what a new builder holds after its cold build (the messages it laid out last included), by the
+  heap in use after a collection: what the collector copies while a cold build runs, and what a worker
+  holds for each thread it keeps (at most 8 per builder).
 - **shrinking: no** is a builder without limits: every result full, no size checked.
 - **shrinking: yes** has a window the trace fits in and thresholds it is far over (startAt 2,000 tokens,
   target 1,000, no minGain), so the default shrinks compress and stub the results of every turn but the
