@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { Trace } from "../../../src/domain/trace.js";
-import { cited, Floor, rounds, turns, Compress, Stub, Shrunk } from "../../../src/toolkit/context/shrink.js";
+import { defineEventType, type Event, Input, ModelOutput, ToolOutput } from "../../../src/domain/index.js";
+import {
+  cited,
+  Floor,
+  kindOf,
+  resultOf,
+  rounds,
+  turns,
+  Compress,
+  Stub,
+  Shrunk,
+} from "../../../src/toolkit/context/shrink.js";
 import { COMPRESSED, Form, FULL, STUBBED } from "../../../src/toolkit/context/forms.js";
 import { Share } from "../../../src/toolkit/context/limits.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
@@ -74,5 +85,21 @@ describe("Shrunk", () => {
   it("records the result, the form, the shrink and the call", () => {
     const by = Compress(turns.slice(0, -2));
     expect(new Shrunk("r1", COMPRESSED, by, 4)).toMatchObject({ result: "r1", form: COMPRESSED, by, at: 4 });
+  });
+});
+
+describe("kindOf", () => {
+  it("answers as the types' is, also for a name declared a subtype after it was asked about", () => {
+    const early = { type: "late-answer", content: "Hi.", toolCalls: [], markers: [] } as unknown as Event;
+    expect(kindOf(early)).toMatchObject({ input: false, modelOutput: false, result: false });
+    const LateAnswer = defineEventType("late-answer", {}, { parent: ModelOutput });
+    expect(LateAnswer.is(early) && ModelOutput.is(early)).toBe(true);
+    expect(kindOf(early)).toMatchObject({ input: false, modelOutput: true, result: false });
+  });
+
+  it("gives a result's call id, and null for a result without one or another event", () => {
+    expect(resultOf(ToolOutput({ callId: "c1", text: "found" }))).toBe("c1");
+    expect(resultOf(ToolOutput({ text: "found" }))).toBeNull();
+    expect(resultOf(Input({ payload: "q", model: "m" }))).toBeNull();
   });
 });
