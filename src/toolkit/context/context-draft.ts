@@ -41,6 +41,7 @@ import {
 import { Recordings, reopenedOutput } from "./reopen.js";
 import { measureOf } from "./xml.js";
 import {
+  type EventKind,
   type FormsByHandle,
   RecentLists,
   type Shrink,
@@ -222,7 +223,7 @@ class NotingHandles extends ResultHandles {
  * What a build asks of an event again and again, found once: its kind and its handle in the thread, and
  * what it rendered to while the cache's renders hold (one record per event, not a map per render).
  */
-interface Facts {
+interface Facts extends EventKind {
   /** The handle of a result with a call id, or undefined for any other event. */
   handle: string | undefined;
   /** The event's messages without reasoning, and with it. */
@@ -302,10 +303,9 @@ export class ThreadCache {
       const calls = was.calls !== now.calls;
       for (const [event, facts] of this.facts) {
         if (facts.messages === undefined) continue;
-        const kind = kindOf(event);
-        const stale = kind.modelOutput
+        const stale = facts.modelOutput
           ? calls
-          : kind.input &&
+          : facts.input &&
             was.renderInput !== now.renderInput &&
             JSON.stringify(inputMessages(event)) !== JSON.stringify(facts.messages.messages);
         if (stale) facts.messages = facts.reasoned = undefined;
@@ -333,9 +333,15 @@ export class ThreadCache {
   factsOf(event: Event): Facts {
     let facts = this.facts.get(event);
     if (facts === undefined) {
+      const { input, modelOutput, compaction, reopened, result } = kindOf(event);
       const callId = resultOf(event);
       // Every field at once: one shape for every record, and no property storage added to each later.
       facts = {
+        input,
+        modelOutput,
+        compaction,
+        reopened,
+        result,
         handle: callId === null ? undefined : this.handles.handleOf(callId),
         messages: undefined,
         reasoned: undefined,
@@ -353,8 +359,8 @@ export class ThreadCache {
     const index = (this.byElement ??= new Map());
     for (; this.indexed < this.events.length; this.indexed += 1) {
       const event = this.events[this.indexed]!;
-      const kind = kindOf(event);
-      if (!kind.result || kind.reopened) continue;
+      const facts = this.factsOf(event);
+      if (!facts.result || facts.reopened) continue;
       for (const element of (event as ToolOutput).elements) {
         const holding = index.get(element.id);
         if (holding === undefined) index.set(element.id, [event as ToolOutput]);
@@ -531,7 +537,7 @@ export class ContextDraft {
         ? view.events.slice(last.view.length)
         : null;
     // Events appended after the last view show after its events, unless one of them is a summary.
-    if (extended !== null && !extended.some((event) => kindOf(event).compaction)) {
+    if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
       // Each appended event shows: the lists are made at their length at once.
       const shownBefore = last!.visible.events.length;
       // Where every event of the last view showed, every event of this one does: its list is the view's own.
@@ -551,7 +557,8 @@ export class ContextDraft {
       const base = last!.visible.base;
       if (base !== undefined) visible.base = this.sizes(events, handles, shownBefore, base);
     } else {
-      const compaction = view.events.findLast((event) => kindOf(event).compaction) as Compaction | undefined;
+      const compaction = view.events.findLast((event) => this.cache.factsOf(event).compaction) as
+        Compaction | undefined;
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
       const events: Event[] = [];
@@ -614,8 +621,8 @@ export class ContextDraft {
     places: Map<string, { result: ToolOutput; at: number }>,
   ): void {
     for (const event of selected) {
-      if (kindOf(event).compaction || (replaced.size > 0 && replaced.has(event))) continue;
-      const { handle } = this.cache.factsOf(event);
+      const { compaction, handle } = this.cache.factsOf(event);
+      if (compaction || (replaced.size > 0 && replaced.has(event))) continue;
       if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length });
       events.push(event);
       handles.push(handle);
@@ -637,8 +644,8 @@ export class ContextDraft {
 
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
   output(event: ToolOutput): ToolOutput {
-    if (!kindOf(event).reopened) return event;
     const facts = this.cache.factsOf(event);
+    if (!facts.reopened) return event;
     let drawn = facts.drawn;
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
@@ -870,7 +877,7 @@ export class ContextDraft {
       const messages = eventMessages(event, this.rendering);
       made = facts.messages = { messages, characters: charactersOf(messages) };
     }
-    const reasoning = kindOf(event).modelOutput ? this.reasoningOf(event as ModelOutput) : null;
+    const reasoning = facts.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
     if (reasoning === null) return made;
     if (facts.reasoned === undefined) {
       const messages = made.messages.map((message) =>
@@ -933,7 +940,8 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   const events = trace.events;
   const from = turnStartsOf(events).at(-1) ?? 0;
   const ends: number[] = [];
-  for (let index = from; index < events.length; index += 1) if (kindOf(events[index]!).modelOutput) ends.push(index);
+  for (let index = from; index < events.length; index += 1)
+    if (draft.cache.factsOf(events[index]!).modelOutput) ends.push(index);
   ends.push(events.length);
   const known = draft.cache.passesFor(draft.planningParts(planning.model));
   const kept = new Map<Event, Map<number, ResultStates>>();
@@ -956,7 +964,7 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
  * The real prompt tokens of the stream's last call to `model` that recorded them, with the characters its
  * prompt had, or null: from then on only the characters added are estimated.
  */
-export function measuredPrompt(events: readonly Event[], model: string): MeasuredPrompt | null {
+export function measuredPrompt(events: readonly Event[], model: string, facts?: ThreadCache): MeasuredPrompt | null {
   let byModel = measuredByEvents.get(events);
   if (byModel === undefined) measuredByEvents.set(events, (byModel = new Map()));
   let measured = byModel.get(model);
@@ -966,11 +974,12 @@ export function measuredPrompt(events: readonly Event[], model: string): Measure
     if (recent === undefined) recentMeasured.set(model, (recent = new RecentLists()));
     const last = recent.extended(events);
     const from = last?.events.length ?? 0;
+    const isOutput = (event: Event) => (facts === undefined ? ModelOutput.is(event) : facts.factsOf(event).modelOutput);
     let output: ModelOutput | undefined;
     for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
       const event = events[index]!;
       if (
-        kindOf(event).modelOutput &&
+        isOutput(event) &&
         (event as ModelOutput).model === model &&
         (event as ModelOutput).usage !== null &&
         (event as ModelOutput).promptCharacters !== null
@@ -1036,7 +1045,7 @@ function shrinkPass(
 ): ResultStates {
   const { policy, limits } = planning;
   const { startAt, target } = policy.thresholds(limits);
-  const measured = measuredPrompt(view.events, planning.model);
+  const measured = measuredPrompt(view.events, planning.model, draft.cache);
   const { results, events: shown, summary } = draft.visible(view);
   let characters = draft.characters(view, before);
   const tokens = () => limits.promptTokens(characters, measured);
@@ -1062,7 +1071,7 @@ function shrinkPass(
   const keeps = (result: ToolOutput | undefined) =>
     touched === undefined ||
     result === undefined ||
-    (kindOf(result).reopened
+    (draft.cache.factsOf(result).reopened
       ? !draft.output(result).elements.some((element) => citedSince.has(element.id))
       : !touched.has(result));
   const trail: OfferDecision[][] = [];

@@ -226,7 +226,7 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     const request = new ChatRequest(layout.messages, layout.tools, { characters: layout.characters });
     const context = { request, model: model!, numbering: draft.numbering, citations };
     if (limits === null) return { context, tokens: 0, fits: true };
-    const tokens = limits.promptTokens(layout.characters, measuredPrompt(trace.events, model!));
+    const tokens = limits.promptTokens(layout.characters, measuredPrompt(trace.events, model!, draft.cache));
     return { context, tokens, fits: tokens + policy.outputReserve.count <= limits.window.count };
   }
 
