@@ -194,9 +194,9 @@ function findUnits(
       const round: UnitSpan = { start: index, results: [] };
       rounds.push(round);
       for (const call of (event as ModelOutput).toolCalls) roundOf.set(call.id, round);
-    } else if (kind.result && (event as ToolOutput).callId !== null) {
-      const callId = (event as ToolOutput).callId!;
-      roundOf.get(callId)?.results.push(callId);
+    } else {
+      const callId = resultOf(event);
+      if (callId !== null) roundOf.get(callId)?.results.push(callId);
     }
   });
   return rounds;
