@@ -28,7 +28,7 @@ import { history, RESULT } from "./shared/history.js";
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `bench_stores_${process.pid}`;
 /** Events appended per measured series, by store and batch size: enough for a second or so each. */
-const APPENDED = { postgres: { 1: 150, 10: 1_000 }, sqlite: { 1: 2_000, 10: 10_000 } } as const;
+const APPENDED = { postgres: { 1: 1_000, 10: 5_000 }, sqlite: { 1: 5_000, 10: 20_000 } } as const;
 /** Pairs of series (raw and store, in alternating order); the machine may be shared, so the ratio is the median of the pairs'. */
 const ROUNDS = 9;
 /**

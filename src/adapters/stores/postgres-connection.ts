@@ -36,7 +36,7 @@ export function postgresFailure(error: unknown, schema: string): unknown {
   if (TransientError.isInstance(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  // 42883: the trace_append function is missing, a schema migrated by an older version.
+  // 42883: the trace_append function or trace_write procedure is missing, a schema migrated by an older version.
   if (code === "42P01" || code === "3F000" || code === "42883") {
     return new CallerError(
       `The PostgreSQL schema "${schema}" has no trace store tables (${message}): run migratePostgres(pool, { schema: "${schema}" }) first.`,

@@ -11,6 +11,9 @@ export interface MigratePostgresOptions {
   schema?: string;
 }
 
+/** The SQLSTATE with which trace_write refuses an append; its detail is trace_append's answer, as JSON. */
+export const REFUSED_STATE = "SOEV1";
+
 /** The schema a store uses when its options name none. */
 export const DEFAULT_SCHEMA = "public";
 
@@ -440,6 +443,24 @@ ${appendFromJson(s, schema)}`,
   (s, schema) => `
     DROP FUNCTION ${s}.trace_append(text, text, integer, text[], text[], integer[], json, json, integer, text);
 ${appendFunction(s, schema)}`,
+  // An append that expects a length of every stream it names needs no answer: each seq is its stream's expected
+  // length plus its place in the batch. A procedure answers no row, which the client would otherwise parse at
+  // each append; a refusal is raised (REFUSED_STATE) with trace_append's answer as its detail.
+  (s) => `
+    CREATE PROCEDURE ${s}.trace_write(
+      p_thread text, p_owner text, p_counter integer, p_named text[], p_expected integer[], p_headers json,
+      p_payloads json, p_count integer, p_ts text
+    ) LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_outcome json := ${s}.trace_append(p_thread, p_owner, p_counter, p_named, p_expected, p_headers, p_payloads,
+        p_count, p_ts);
+    BEGIN
+      IF v_outcome->>'status' <> 'appended' THEN
+        RAISE EXCEPTION USING ERRCODE = '${REFUSED_STATE}', MESSAGE = 'trace_write refused the append',
+          DETAIL = v_outcome::text;
+      END IF;
+    END
+    $fn$;`,
 ];
 
 /** Check a schema name, and return it quoted for SQL. */

@@ -21,8 +21,10 @@ export function postgresStatements(s: string) {
       "SELECT $1::bigint, u.position, u.type, u.stream, u.actor, u.origin, u.payload::json, u.seq, u.ts, u.version, u.checked FROM unnest(" +
       "$2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::text[]" +
       ") AS u(position, type, stream, actor, origin, payload, seq, ts, version, checked)",
-    /** The whole append in one round trip (the trace_append function of migration 7). */
+    /** The whole append in one round trip (the trace_append function of migration 7), answering the streams' lengths. */
     append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome`,
+    /** The same append answering nothing, for a batch whose every stream's length is expected (migration 8). */
+    write: `CALL ${s}.trace_write($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     /** The thread and its events (no foreign key removes them with the thread). */
     deleteThread:
       `WITH thread AS (DELETE FROM ${s}.trace_threads WHERE id = $1 RETURNING key) ` +

@@ -6,7 +6,7 @@ import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/
 import { ThreadChanges } from "./changes.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresListener } from "./postgres-listener.js";
-import { DEFAULT_SCHEMA, channelOf, quoteSchema } from "./postgres-schema.js";
+import { DEFAULT_SCHEMA, REFUSED_STATE, channelOf, quoteSchema } from "./postgres-schema.js";
 import {
   insertEvents,
   leaseState,
@@ -39,13 +39,20 @@ import {
 } from "./validation.js";
 
 /**
- * What the trace_append function answers: the first position and the named streams' lengths before the append
- * (in the order the call named them), or why it refused.
+ * What the trace_append function answers (its first position aside, which the store does not use): the named
+ * streams' lengths before the append, in the order the call named them, or why it refused.
  */
 type AppendOutcome =
-  | { status: "appended"; first: number; lengths: number[] }
+  | { status: "appended"; lengths: number[] }
   | { status: "moved"; lengths: number[] }
   | ({ status: "lease" } & { owner: string | null; counter: number | null; expiresAt: number; released: boolean });
+
+/** The answer of trace_append that trace_write refused with; any other failure is thrown again. */
+function refusal(error: unknown): AppendOutcome {
+  const { code, detail } = (error ?? {}) as { code?: unknown; detail?: unknown };
+  if (code !== REFUSED_STATE || typeof detail !== "string") throw error;
+  return JSON.parse(detail) as AppendOutcome;
+}
 
 /** Options of PostgresTraceStore: give `pool` or `connectionString`. */
 export interface PostgresTraceStoreOptions {
@@ -177,21 +184,26 @@ export class PostgresTraceStore implements TraceStore {
     const lease = options.lease ?? null;
     const ts = new Date().toISOString();
     const batch = appendArguments(prepared, options.expected);
-    // One round trip: the trace_append function locks, checks, seals, inserts and notifies.
-    const outcome = (
-      await this.connection.once<{ outcome: AppendOutcome }>(this.prepared("append"), [
-        threadId,
-        lease?.owner ?? null,
-        lease?.counter ?? null,
-        batch.named,
-        batch.expected,
-        batch.headers,
-        // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
-        `[${prepared.map((event) => event.payload).join(",")}]`,
-        prepared.length,
-        ts,
-      ])
-    ).rows[0]!.outcome;
+    const values = [
+      threadId,
+      lease?.owner ?? null,
+      lease?.counter ?? null,
+      batch.named,
+      batch.expected,
+      batch.headers,
+      // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
+      `[${prepared.map((event) => event.payload).join(",")}]`,
+      prepared.length,
+      ts,
+    ];
+    // One round trip: trace_append locks, checks, seals, inserts and notifies. Where every stream's length is
+    // expected, the seqs follow from them, and trace_write does the same answering no row (see migration 8).
+    const known = batch.expected.every((length) => length !== null);
+    const outcome = known
+      ? await this.connection
+          .once(this.prepared("write"), values)
+          .then(() => ({ status: "appended", lengths: batch.expected as number[] }) as const, refusal)
+      : (await this.connection.once<{ outcome: AppendOutcome }>(this.prepared("append"), values)).rows[0]!.outcome;
     if (outcome.status === "lease") {
       const state = outcome.owner == null ? null : { ...outcome, owner: outcome.owner, counter: outcome.counter! };
       checkLease(threadId, state as LeaseState | null, lease);
@@ -333,7 +345,7 @@ export class PostgresTraceStore implements TraceStore {
    * A statement that each connection prepares once, by a name of this schema's: the appends and reads that
    * every unit runs skip parsing and planning after the first.
    */
-  private prepared(statement: "append" | "forward" | "backward"): { name: string; text: string } {
+  private prepared(statement: "append" | "write" | "forward" | "backward"): { name: string; text: string } {
     return { name: `soev_trace_${statement}_${this.schema}`, text: this.sql[statement] };
   }
 

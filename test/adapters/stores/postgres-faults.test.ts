@@ -88,41 +88,48 @@ describe("a backend terminated while the store holds its client", () => {
     }
   });
 
-  it("after an append committed: a TransientError, and the append is not run again", async () => {
-    const pool = new Pool({ connectionString: schema.url, max: 2 });
-    pool.on("error", () => {});
-    const store = new PostgresTraceStore({ pool, schema: schema.name });
-    const thread = `committed-${randomBytes(4).toString("hex")}`;
-    // The first append's answer is lost after its commit, as when the connection drops before the reply. Each
-    // client's query is wrapped, whether the store calls it with a callback (as pool.query does) or awaits it.
-    let lost = false;
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as { query: unknown }).query = (...args: unknown[]) => {
-        const callback = typeof args.at(-1) === "function" ? (args.pop() as (...results: unknown[]) => void) : null;
-        const lose = !lost && JSON.stringify(args[0]).includes("trace_append");
-        if (lose) lost = true;
-        const result = query(...args).then((value) => {
-          if (lose) throw new Error("Connection terminated unexpectedly");
-          return value;
-        });
-        if (callback === null) return result;
-        result.then(
-          (value) => callback(undefined, value),
-          (error: unknown) => callback(error),
-        );
-      };
-    });
-    try {
-      await expect(store.append(thread, [note("once")])).rejects.toBeInstanceOf(TransientError);
-      const read: string[] = [];
-      for await (const entry of store.read(thread)) read.push((entry.event.payload as { text: string }).text);
-      expect(read).toEqual(["once"]);
-    } finally {
-      await store.close();
-      await pool.end();
-    }
-  });
+  // With `expected` for each stream the append is the trace_write procedure (no answer), without it trace_append.
+  it.each([
+    ["trace_append", {}],
+    ["trace_write", { expected: { main: 0 } }],
+  ] as const)(
+    "after an append committed (%s): a TransientError, and the append is not run again",
+    async (statement, options) => {
+      const pool = new Pool({ connectionString: schema.url, max: 2 });
+      pool.on("error", () => {});
+      const store = new PostgresTraceStore({ pool, schema: schema.name });
+      const thread = `committed-${randomBytes(4).toString("hex")}`;
+      // The first append's answer is lost after its commit, as when the connection drops before the reply. Each
+      // client's query is wrapped, whether the store calls it with a callback (as pool.query does) or awaits it.
+      let lost = false;
+      pool.on("connect", (client) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+        (client as { query: unknown }).query = (...args: unknown[]) => {
+          const callback = typeof args.at(-1) === "function" ? (args.pop() as (...results: unknown[]) => void) : null;
+          const lose = !lost && JSON.stringify(args[0]).includes(statement);
+          if (lose) lost = true;
+          const result = query(...args).then((value) => {
+            if (lose) throw new Error("Connection terminated unexpectedly");
+            return value;
+          });
+          if (callback === null) return result;
+          result.then(
+            (value) => callback(undefined, value),
+            (error: unknown) => callback(error),
+          );
+        };
+      });
+      try {
+        await expect(store.append(thread, [note("once")], options)).rejects.toBeInstanceOf(TransientError);
+        const read: string[] = [];
+        for await (const entry of store.read(thread)) read.push((entry.event.payload as { text: string }).text);
+        expect(read).toEqual(["once"]);
+      } finally {
+        await store.close();
+        await pool.end();
+      }
+    },
+  );
 
   it("during reads: a read runs again on a fresh connection", async () => {
     const name = `faults-${randomBytes(4).toString("hex")}`;

@@ -36,6 +36,10 @@ export function leaseConformance(open: OpenStore): void {
       const second = await other.acquire(thread, { owner: "b", ttl: 60 });
       expect(second.counter).toBe(2);
       await expect(store.append(thread, events(2), { lease: first })).rejects.toBeInstanceOf(LeaseExpiredError);
+      // As the runner appends: with the stream's length expected too (the length holds; the lease does not).
+      await expect(store.append(thread, events(2), { lease: first, expected: { main: 0 } })).rejects.toBeInstanceOf(
+        LeaseExpiredError,
+      );
       await expect(store.renew(first, { ttl: 60 })).rejects.toBeInstanceOf(LeaseExpiredError);
       await store.release(first);
       expect(await store.lease(thread)).toEqual(second);
@@ -88,6 +92,9 @@ export function leaseConformance(open: OpenStore): void {
       const thread = threadId();
       const made = { threadId: thread, owner: "a", counter: 1 };
       await expect(store.append(thread, events(1), { lease: made })).rejects.toThrow(/holds no lease/);
+      await expect(store.append(thread, events(1), { lease: made, expected: { main: 0 } })).rejects.toThrow(
+        /holds no lease/,
+      );
       const lease = await store.acquire(thread, { owner: "a", ttl: 60 });
       await store.append(thread, events(1), { lease });
       await store.delete(thread);
