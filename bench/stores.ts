@@ -27,7 +27,7 @@ import { history, RESULT } from "./shared/history.js";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `bench_stores_${process.pid}`;
-/** Events appended per measured series, by store and batch size: enough for a second or so each. */
+/** Events appended per measured series, by store and batch size: a few tenths of a second each or more, so that a pause of the machine moves a series little. */
 const APPENDED = { postgres: { 1: 1_000, 10: 5_000 }, sqlite: { 1: 5_000, 10: 20_000 } } as const;
 /** Pairs of series (raw and store, in alternating order); the machine may be shared, so the ratio is the median of the pairs'. */
 const ROUNDS = 9;
@@ -391,9 +391,9 @@ try {
     [
       `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before the series, outside its time), one after another on one thread, against the raw driver ` +
         `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
-        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one call of its trace_append function with the batch as two JSON arrays (headers, payloads), which also takes the thread's lock, checks the lease and \`expected\`, ` +
+        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one CALL of its trace_write procedure (trace_append answering no row) with the batch as two JSON arrays (headers, payloads), which also takes the thread's lock, checks the lease and \`expected\`, ` +
         `finds the thread's and the stream's lengths and NOTIFYs; SQLite: one ` +
-        `transaction per batch, WAL, synchronous NORMAL), same disk, in ${ROUNDS} pairs of series (alternating which runs first); the rates are medians, the ratio is the median of the pairs' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
+        `transaction per batch, WAL, synchronous NORMAL), same disk, in ${ROUNDS} pairs of series of ${APPENDED.postgres[1]} and ${APPENDED.postgres[10]} events (PostgreSQL) and ${APPENDED.sqlite[1]} and ${APPENDED.sqlite[10]} (SQLite) at batches of 1 and 10 (alternating which runs first); the rates are medians, the ratio is the median of the pairs' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
       "",
       markdownTable([["store", "batch", "clock", "raw events/s", "store events/s", "store / raw"], ...appends]),
       "",
