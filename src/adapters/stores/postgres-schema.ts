@@ -239,13 +239,25 @@ function appendFromJson(s: string, schema: string): string {
  * One index entry answers both the thread's length and, in the common case, the length of the stream the
  * thread's last event is in: within a stream, seqs grow with positions, so that event holds its stream's last
  * seq. Only another named stream costs a lookup of its own.
+ *
+ * The trace_write procedure (migration 8) is the same append made from the same text, for a caller that expects
+ * a length of every stream it names and so needs no answer: it answers no row, and raises a refusal
+ * (REFUSED_STATE) with the answer trace_append would give as its detail.
  */
-function appendFunction(s: string, schema: string): string {
+function appendFunction(s: string, schema: string, routine: "function" | "procedure" = "function"): string {
+  const procedure = routine === "procedure";
+  // What the routine answers: the function returns it; the procedure raises a refusal and returns nothing else.
+  const answer = (outcome: string, refused: boolean) =>
+    !procedure
+      ? `RETURN ${outcome};`
+      : refused
+        ? `RAISE EXCEPTION USING ERRCODE = '${REFUSED_STATE}', MESSAGE = 'trace_write refused the append',\n          DETAIL = ${outcome}::text;`
+        : "RETURN;";
   return `
-    CREATE FUNCTION ${s}.trace_append(
+    CREATE ${procedure ? "PROCEDURE" : "FUNCTION"} ${s}.${procedure ? "trace_write" : "trace_append"}(
       p_thread text, p_owner text, p_counter integer, p_named text[], p_expected integer[], p_headers json,
       p_payloads json, p_count integer, p_ts text
-    ) RETURNS json LANGUAGE plpgsql
+    )${procedure ? "" : " RETURNS json"} LANGUAGE plpgsql
     -- A custom plan per call re-plans every statement on every append (the arguments change the estimates
     -- and never the plan); one generic plan per connection is the same plan without the planning.
     SET plan_cache_mode = force_generic_plan AS $fn$
@@ -274,8 +286,11 @@ function appendFunction(s: string, schema: string): string {
         ORDER BY e.position DESC LIMIT 1
       ) last ON true;
       IF p_owner IS NOT NULL AND (v_owner IS NULL OR v_owner <> p_owner OR v_counter <> p_counter) THEN
-        RETURN json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
-          'expiresAt', v_expires_at, 'released', v_released);
+        ${answer(
+          `json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
+          'expiresAt', v_expires_at, 'released', v_released)`,
+          true,
+        )}
       END IF;
       FOR i IN 1 .. cardinality(p_named) LOOP
         IF v_key IS NULL THEN
@@ -291,11 +306,11 @@ function appendFunction(s: string, schema: string): string {
       -- Every length first, so that a refusal reports each expected stream's.
       FOR i IN 1 .. cardinality(p_named) LOOP
         IF v_lengths[i] <> p_expected[i] THEN
-          RETURN json_build_object('status', 'moved', 'lengths', v_lengths);
+          ${answer("json_build_object('status', 'moved', 'lengths', v_lengths)", true)}
         END IF;
       END LOOP;
       IF p_count = 0 THEN
-        RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+        ${answer("json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths)", false)}
       END IF;
       IF v_key IS NULL THEN
         INSERT INTO ${s}.trace_threads (id, first_ts) VALUES (p_thread, p_ts) RETURNING key INTO v_key;
@@ -314,7 +329,7 @@ function appendFunction(s: string, schema: string): string {
         ) WITH ORDINALITY AS u(slot, place, type, stream, actor, origin, version, checked, payload, n)
       )
       SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
-      RETURN json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths);
+      ${answer("json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths)", false)}
     END
     $fn$;`;
 }
@@ -444,23 +459,9 @@ ${appendFromJson(s, schema)}`,
     DROP FUNCTION ${s}.trace_append(text, text, integer, text[], text[], integer[], json, json, integer, text);
 ${appendFunction(s, schema)}`,
   // An append that expects a length of every stream it names needs no answer: each seq is its stream's expected
-  // length plus its place in the batch. A procedure answers no row, which the client would otherwise parse at
-  // each append; a refusal is raised (REFUSED_STATE) with trace_append's answer as its detail.
-  (s) => `
-    CREATE PROCEDURE ${s}.trace_write(
-      p_thread text, p_owner text, p_counter integer, p_named text[], p_expected integer[], p_headers json,
-      p_payloads json, p_count integer, p_ts text
-    ) LANGUAGE plpgsql AS $fn$
-    DECLARE
-      v_outcome json := ${s}.trace_append(p_thread, p_owner, p_counter, p_named, p_expected, p_headers, p_payloads,
-        p_count, p_ts);
-    BEGIN
-      IF v_outcome->>'status' <> 'appended' THEN
-        RAISE EXCEPTION USING ERRCODE = '${REFUSED_STATE}', MESSAGE = 'trace_write refused the append',
-          DETAIL = v_outcome::text;
-      END IF;
-    END
-    $fn$;`,
+  // length plus its place in the batch. The trace_write procedure answers no row, which the client would
+  // otherwise parse at each append.
+  (s, schema) => appendFunction(s, schema, "procedure"),
 ];
 
 /** Check a schema name, and return it quoted for SQL. */
