@@ -21,12 +21,19 @@ import {
   Text,
   Tokens,
   renderedBy,
+  results,
+  rounds,
   turns,
   xml,
   type ContextPolicyOptions,
   type TurnParts,
 } from "../../../src/toolkit/index.js";
-import { conversationOf, conversationPlans, policies } from "../../fixtures/context-arbitraries.js";
+import {
+  conversationOf,
+  conversationPlans,
+  policies,
+  type ConversationPlan,
+} from "../../fixtures/context-arbitraries.js";
 import { Chunk, Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
 const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });
@@ -159,6 +166,39 @@ describe("a warm build", () => {
       expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
       conversation.search(`s${turn}`, documentOf(`d${turn}`, 2, 10)).answer("A.");
     }
+  });
+
+  it("plans each turn's first call as a cold build does over many uncited turns, with shrinks in any order", () => {
+    // A turn's first pass takes the last turn's decisions where they hold. Shrinks in any order, so that a later
+    // one may have a result an earlier one gains (it is then offered that result as the earlier one left it),
+    // selections that do not only grow (rounds.at(-1)), and a `when` that stops a shrink among its offers.
+    const shrinks = [
+      Compress(turns.slice(0, -1)),
+      Compress(turns.slice(0, -3)),
+      Stub(turns.slice(0, -1)),
+      Stub(turns.slice(0, -2), { when: new Tokens(400) }),
+      Compress(results.slice(0, -2)),
+      Stub(rounds.slice(0, -2)),
+      Compress(rounds.at(-1)),
+    ];
+    const uncited = (plan: ConversationPlan): ConversationPlan => ({
+      turns: plan.turns.map((turn) => ({ rounds: turn.rounds.map((round) => ({ ...round, cites: [] })), cites: [] })),
+    });
+    fc.assert(
+      fc.property(
+        fc.tuple(conversationPlans, conversationPlans).map(([a, b]) => uncited({ turns: [...a.turns, ...b.turns] })),
+        policies,
+        fc.shuffledSubarray(shrinks, { minLength: 1 }),
+        fc.integer({ min: 1_500, max: 100_000 }),
+        (plan, policy, shrink, window) => {
+          const options = { ...policy, shrink };
+          const warm = builder(options, window);
+          for (const trace of prefixes(conversationOf(plan).events))
+            expect(built(warm, trace)).toEqual(built(builder(options, window), trace));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it("builds an earlier cut of the thread, as a replay does, as a cold build does", () => {
