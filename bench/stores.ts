@@ -151,24 +151,26 @@ async function sqliteAppends(folder: string): Promise<(string | number)[][]> {
       "PRIMARY KEY (thread, position)) WITHOUT ROWID; CREATE INDEX raw_events_stream ON raw_events (thread, stream, seq)",
   );
   const insert = db.prepare("INSERT INTO raw_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  const raw = (threadId: string) => async (events: StoredEvent[], done: number) => {
+  // The transaction made once, as better-sqlite3's documentation makes it (each transaction() call makes functions).
+  const insertAll = db.transaction((threadId: string, events: StoredEvent[], done: number) => {
     const ts = new Date().toISOString();
-    db.transaction(() =>
-      events.forEach((event, index) =>
-        insert.run(
-          threadId,
-          done + index + 1,
-          event.type,
-          event.stream,
-          event.actor,
-          event.origin,
-          JSON.stringify(event.payload),
-          done + index,
-          ts,
-          event.version,
-        ),
+    events.forEach((event, index) =>
+      insert.run(
+        threadId,
+        done + index + 1,
+        event.type,
+        event.stream,
+        event.actor,
+        event.origin,
+        JSON.stringify(event.payload),
+        done + index,
+        ts,
+        event.version,
       ),
-    ).immediate();
+    );
+  });
+  const raw = (threadId: string) => async (events: StoredEvent[], done: number) => {
+    insertAll.immediate(threadId, events, done);
   };
   const rows = await compare("SQLite", APPENDED.sqlite, raw, (threadId) => storeAppender(store, threadId), "cpu");
   await store.close();

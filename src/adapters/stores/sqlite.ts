@@ -1,7 +1,7 @@
 /** SqliteTraceStore: the embedded trace store, one SQLite file (WAL) through better-sqlite3. */
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import BetterSqlite3, { type Database } from "better-sqlite3";
+import BetterSqlite3, { type Database, type Transaction } from "better-sqlite3";
 import { ValueError } from "../../domain/errors.js";
 import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
 import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
@@ -30,6 +30,7 @@ import {
   checkThreadId,
   prepareAppend,
   prepareLoad,
+  type PreparedEvent,
 } from "./validation.js";
 
 /** Options of SqliteTraceStore. */
@@ -62,6 +63,8 @@ export class SqliteTraceStore implements TraceStore {
   private readonly db: Database;
   private readonly sql: SqliteStatements;
   private readonly followers: SqliteFollowers;
+  // Made once: better-sqlite3 makes a function for each of its modes at every transaction() call.
+  private readonly appendRows: Transaction<SqliteTraceStore["checkedAppend"]>;
   private isClosed = false;
   private readonly pages: LogPages = {
     forward: (threadId, after, limit) =>
@@ -94,6 +97,9 @@ export class SqliteTraceStore implements TraceStore {
     if (path !== ":memory:") this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.sql = sqliteStatements(this.db);
+    this.appendRows = this.db.transaction((threadId, prepared, options) =>
+      this.checkedAppend(threadId, prepared, options),
+    );
     this.followers = new SqliteFollowers(this.db, path, pollInterval);
   }
 
@@ -104,35 +110,33 @@ export class SqliteTraceStore implements TraceStore {
     const prepared = prepareAppend(events);
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
-    const rows = this.db
-      .transaction(() => {
-        if (options.lease != null) checkLease(threadId, this.leaseState(threadId), options.lease);
-        // The thread and the length of its first stream in one step; other streams' lengths as asked.
-        const [first] = streamsOf(prepared, options.expected);
-        const thread = (
-          first === undefined ? this.sql.thread.get(threadId) : this.sql.threadAndStream.get(first, threadId)
-        ) as { key: number; length: number; streamLength?: number } | undefined;
-        const lengths = new Map<Stream, number>();
-        if (first !== undefined) lengths.set(first, thread?.streamLength ?? 0);
-        const lengthOf = (stream: Stream): number => {
-          if (!lengths.has(stream))
-            lengths.set(
-              stream,
-              thread ? (this.sql.streamLength.get(thread.key, stream) as { length: number }).length : 0,
-            );
-          return lengths.get(stream)!;
-        };
-        checkExpected(threadId, options.expected, lengthOf);
-        if (prepared.length === 0) return [];
-        const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
-        const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
-        this.insert(key, sealed);
-        this.sql.grow.run(sealed.at(-1)!.position, key);
-        return sealed;
-      })
-      .immediate();
+    const rows = this.appendRows.immediate(threadId, prepared, options);
     if (rows.length > 0) this.changed(threadId);
     return rows.map((row) => toEntry(row).event);
+  }
+
+  /** The checks and writes of an append, in its transaction (appendRows): the rows written. */
+  private checkedAppend(threadId: string, prepared: readonly PreparedEvent[], options: AppendOptions): EventRow[] {
+    if (options.lease != null) checkLease(threadId, this.leaseState(threadId), options.lease);
+    // The thread and the length of its first stream in one step; other streams' lengths as asked.
+    const [first] = streamsOf(prepared, options.expected);
+    const thread = (
+      first === undefined ? this.sql.thread.get(threadId) : this.sql.threadAndStream.get(first, threadId)
+    ) as { key: number; length: number; streamLength?: number } | undefined;
+    const lengths = new Map<Stream, number>();
+    if (first !== undefined) lengths.set(first, thread?.streamLength ?? 0);
+    const lengthOf = (stream: Stream): number => {
+      if (!lengths.has(stream))
+        lengths.set(stream, thread ? (this.sql.streamLength.get(thread.key, stream) as { length: number }).length : 0);
+      return lengths.get(stream)!;
+    };
+    checkExpected(threadId, options.expected, lengthOf);
+    if (prepared.length === 0) return [];
+    const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
+    const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
+    this.insert(key, sealed);
+    this.sql.grow.run(sealed.at(-1)!.position, key);
+    return sealed;
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.acquire} */
