@@ -115,18 +115,22 @@ interface Figures {
  */
 function keptBy(make: () => MessageBuilder, trace: Trace): number | null {
   if ((globalThis as { gc?: unknown }).gc === undefined) return null;
-  // Twice: what a weak map held for a builder measured before goes only once its key has been collected.
-  collect();
-  collect();
-  const heap = process.memoryUsage().heapUsed;
-  const made = make();
-  made.build(trace);
-  collect();
-  collect();
-  const kept = process.memoryUsage().heapUsed - heap;
-  // The builder is used after the heap is read, so the collection cannot take it before (a warm build: no cost).
-  made.build(trace);
-  return Number((kept / 1e6).toFixed(1));
+  const kept: number[] = [];
+  // The median of three: a collection may also free what the process held before (code, other caches).
+  for (let time = 0; time < 3; time += 1) {
+    // Twice: what a weak map held for a builder measured before goes only once its key has been collected.
+    collect();
+    collect();
+    const heap = process.memoryUsage().heapUsed;
+    const made = make();
+    made.build(trace);
+    collect();
+    collect();
+    kept.push(process.memoryUsage().heapUsed - heap);
+    // The builder is used after the heap is read, so the collection cannot take it before (a warm build: no cost).
+    made.build(trace);
+  }
+  return Number((median(kept) / 1e6).toFixed(1));
 }
 
 /** Cold: a new builder builds the trace of `count` events; warm: the same builder, with the one more event appended. */
@@ -228,8 +232,8 @@ searches, so the builder works the forms out at three calls.
   tops up); each kept render is checked against the turn's parts (renderInput, tool definitions,
   citations, limits; prompt, model and budget for the passes).
 - **kept MB** is what a new builder holds after its cold build (the messages it laid out last included), by the
-  heap in use after a collection: what the collector copies while a cold build runs, and what a worker
-  holds for each thread it keeps (at most 8 per builder).
+  heap in use after a collection (the median of three builders): what the collector copies while a cold build
+  runs, and what a worker holds for each thread it keeps (at most 8 per builder).
 - **shrinking: no** is a builder without limits: every result full, no size checked.
 - **shrinking: yes** has a window the trace fits in and thresholds it is far over (startAt 2,000 tokens,
   target 1,000, no minGain), so the default shrinks compress and stub the results of every turn but the
