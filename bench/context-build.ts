@@ -115,22 +115,25 @@ interface Figures {
  */
 function keptBy(make: () => MessageBuilder, trace: Trace): number | null {
   if ((globalThis as { gc?: unknown }).gc === undefined) return null;
-  const kept: number[] = [];
   // The median of three: a collection may also free what the process held before (code, other caches).
-  for (let time = 0; time < 3; time += 1) {
-    // Twice: what a weak map held for a builder measured before goes only once its key has been collected.
-    collect();
-    collect();
-    const heap = process.memoryUsage().heapUsed;
-    const made = make();
-    made.build(trace);
-    collect();
-    collect();
-    kept.push(process.memoryUsage().heapUsed - heap);
-    // The builder is used after the heap is read, so the collection cannot take it before (a warm build: no cost).
-    made.build(trace);
-  }
+  const kept = [0, 1, 2].map(() => keptOnce(make, trace));
   return Number((median(kept) / 1e6).toFixed(1));
+}
+
+// In a call of its own, so that the builder is gone once it returns (a loop's frame would hold the last one).
+function keptOnce(make: () => MessageBuilder, trace: Trace): number {
+  // Twice: what a weak map held for a builder measured before goes only once its key has been collected.
+  collect();
+  collect();
+  const heap = process.memoryUsage().heapUsed;
+  const made = make();
+  made.build(trace);
+  collect();
+  collect();
+  const kept = process.memoryUsage().heapUsed - heap;
+  // The builder is used after the heap is read, so the collection cannot take it before (a warm build: no cost).
+  made.build(trace);
+  return kept;
 }
 
 /** Cold: a new builder builds the trace of `count` events; warm: the same builder, with the one more event appended. */
