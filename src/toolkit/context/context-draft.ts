@@ -278,6 +278,9 @@ export class ThreadCache {
   firstPass: PassTrail | undefined;
 
   private readonly facts = new Map<Event, Facts>();
+  // The facts of `events` by place: a pass over a thread's events reads this list in order instead of looking
+  // each event up (which reads the event itself, far apart in memory on a long thread).
+  private readonly factsByPlace: Facts[] = [];
   // The results that hold each element id, for the first `indexed` events read (resultsHolding).
   private byElement: Map<string, ToolOutput[]> | undefined;
   private indexed = 0;
@@ -382,16 +385,24 @@ export class ThreadCache {
     return extendsList(this.events, events);
   }
 
+  /** The facts of each of `events` by place, when `events` is a prefix of the thread's list read so far; else undefined. */
+  factsIn(events: readonly Event[]): readonly Facts[] | undefined {
+    return extendsList(events, this.events) ? this.factsByPlace : undefined;
+  }
+
   /** Read the events of `events` after those read so far; `events` starts with them. */
   extend(events: readonly Event[]): void {
-    const added = events.slice(this.events.length);
+    const from = this.events.length;
     // The thread's list is kept, not copied: the next one made from it is known to extend it (extendsList).
     this.events = events;
-    if (added.length === 0) return;
-    this.numbering.append(added);
-    this.handles.append(added);
-    this.recordings.append(added);
-    for (const event of added) this.factsOf(event);
+    // One pass, each reader in turn on each event: on a long thread a pass for each reader costs more than its work.
+    for (let index = from; index < events.length; index += 1) {
+      const one = [events[index]!];
+      this.numbering.append(one);
+      this.handles.append(one);
+      this.recordings.append(one);
+      this.factsByPlace.push(this.factsOf(one[0]!));
+    }
   }
 }
 
@@ -557,14 +568,16 @@ export class ContextDraft {
       const base = last!.visible.base;
       if (base !== undefined) visible.base = this.sizes(events, handles, shownBefore, base);
     } else {
-      const compaction = view.events.findLast((event) => this.cache.factsOf(event).compaction) as
-        Compaction | undefined;
+      const byPlace = this.cache.factsIn(view.events);
+      let last = view.events.length - 1;
+      while (last >= 0 && !this.factsAt(view.events, byPlace, last).compaction) last -= 1;
+      const compaction = last < 0 ? undefined : (view.events[last] as Compaction);
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
       const events: Event[] = [];
       const handles: (string | undefined)[] = [];
       const places = new Map<string, { result: ToolOutput; at: number }>();
-      this.show(selected, replaced, events, handles, places);
+      this.show(selected, selected === view.events ? byPlace : undefined, replaced, events, handles, places);
       visible = {
         // A view that shows every event shows its own list: the next view's list extends it (extendsList).
         events: selected === view.events && events.length === selected.length ? view.events : events,
@@ -600,12 +613,14 @@ export class ContextDraft {
     sizes: Sizes = { characters: 0, shortened: 0 },
   ): Sizes {
     let { characters, shortened } = sizes;
+    const byPlace = this.cache.factsIn(events);
     for (let index = from; index < events.length; index += 1) {
+      const facts = this.factsAt(events, byPlace, index);
       if (handles[index] === undefined) {
-        characters += this.messagesOf(events[index]!).characters;
+        characters += this.messagesOf(events[index]!, facts).characters;
         continue;
       }
-      const made = this.result(events[index] as ToolOutput, FULL_SHAPE);
+      const made = this.result(events[index] as ToolOutput, FULL_SHAPE, facts);
       characters += made.length;
       if (made.shortened) shortened += 1;
     }
@@ -615,18 +630,25 @@ export class ContextDraft {
   // Add each event that shows, its handle, and each result's place by its handle.
   private show(
     selected: readonly Event[],
+    byPlace: readonly Facts[] | undefined,
     replaced: ReadonlySet<Event>,
     events: Event[],
     handles: (string | undefined)[],
     places: Map<string, { result: ToolOutput; at: number }>,
   ): void {
-    for (const event of selected) {
-      const { compaction, handle } = this.cache.factsOf(event);
+    for (let index = 0; index < selected.length; index += 1) {
+      const event = selected[index]!;
+      const { compaction, handle } = this.factsAt(selected, byPlace, index);
       if (compaction || (replaced.size > 0 && replaced.has(event))) continue;
       if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length });
       events.push(event);
       handles.push(handle);
     }
+  }
+
+  // The facts of events[index], from the list by place where there is one (ThreadCache.factsIn).
+  private factsAt(events: readonly Event[], byPlace: readonly Facts[] | undefined, index: number): Facts {
+    return byPlace?.[index] ?? this.cache.factsOf(events[index]!);
   }
 
   /** The handle of a result that shapes apply to, or undefined for any other event. */
@@ -643,8 +665,7 @@ export class ContextDraft {
   }
 
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
-  output(event: ToolOutput): ToolOutput {
-    const facts = this.cache.factsOf(event);
+  output(event: ToolOutput, facts: Facts = this.cache.factsOf(event)): ToolOutput {
     if (!facts.reopened) return event;
     let drawn = facts.drawn;
     if (drawn === undefined) {
@@ -679,13 +700,12 @@ export class ContextDraft {
   }
 
   /** A result in a shape, made once per shape (by its form and floors) for as long as the builder keeps the thread. */
-  result(event: ToolOutput, shape: ResultShape): ShownResult {
-    const facts = this.cache.factsOf(event);
+  result(event: ToolOutput, shape: ResultShape, facts: Facts = this.cache.factsOf(event)): ShownResult {
     const byShape = (facts.shown ??= new Few());
     const key = shapeKey(shape);
     let made = byShape.get(key);
     if (made === undefined) {
-      made = shownResult(this.output(event), this.toolOf(event), this.handleOf(event) ?? "", shape, this.shaping);
+      made = shownResult(this.output(event, facts), this.toolOf(event), facts.handle ?? "", shape, this.shaping);
       byShape.set(key, made);
     }
     return made;
@@ -756,16 +776,18 @@ export class ContextDraft {
     laid.events = events;
     laid.shapes = shapes;
     const { messages, starts, results } = laid;
+    const byPlace = this.cache.factsIn(events);
     for (let index = from; index < events.length; index += 1) {
       starts.push(messages.length);
       const handle = handles[index];
+      const facts = this.factsAt(events, byPlace, index);
       if (handle === undefined) {
-        for (const message of this.messagesOf(events[index]!).messages) messages.push(message);
+        for (const message of this.messagesOf(events[index]!, facts).messages) messages.push(message);
         continue;
       }
       const shape = shapes.get(handle) ?? FULL_SHAPE;
       const result = events[index] as ToolOutput;
-      messages.push(this.resultMessage(result, this.result(result, shape)));
+      messages.push(this.resultMessage(result, this.result(result, shape, facts)));
       results.push({ at: index, handle, shape });
     }
     starts.push(messages.length);
@@ -870,8 +892,7 @@ export class ContextDraft {
   }
 
   // Each event renders once while the builder keeps its thread; the reasoning of a model output follows the policy.
-  private messagesOf(event: Event): Rendered {
-    const facts = this.cache.factsOf(event);
+  private messagesOf(event: Event, facts: Facts = this.cache.factsOf(event)): Rendered {
     let made = facts.messages;
     if (made === undefined) {
       const messages = eventMessages(event, this.rendering);
@@ -974,12 +995,18 @@ export function measuredPrompt(events: readonly Event[], model: string, facts?: 
     if (recent === undefined) recentMeasured.set(model, (recent = new RecentLists()));
     const last = recent.extended(events);
     const from = last?.events.length ?? 0;
-    const isOutput = (event: Event) => (facts === undefined ? ModelOutput.is(event) : facts.factsOf(event).modelOutput);
+    const byPlace = facts?.factsIn(events);
+    const isOutput = (event: Event, index: number) =>
+      byPlace !== undefined
+        ? byPlace[index]!.modelOutput
+        : facts === undefined
+          ? ModelOutput.is(event)
+          : facts.factsOf(event).modelOutput;
     let output: ModelOutput | undefined;
     for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
       const event = events[index]!;
       if (
-        isOutput(event) &&
+        isOutput(event, index) &&
         (event as ModelOutput).model === model &&
         (event as ModelOutput).usage !== null &&
         (event as ModelOutput).promptCharacters !== null
