@@ -510,8 +510,8 @@ export class ContextDraft {
     const measure =
       measureShow === undefined
         ? undefined
-        : (elements: readonly Element[], tool: string | null) =>
-            measureShow(elements, cache.numbering, tool, settings.citations);
+        : (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) =>
+            measureShow(elements, cache.numbering, tool, settings.citations, textless);
     this.shaping = { policy: settings.policy, limits: settings.limits, show, measure, formed };
     this.rendering = {
       renderInput: settings.renderInput,

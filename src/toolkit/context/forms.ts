@@ -97,10 +97,12 @@ export function asRecorded(output: ToolOutput, _limits: ModelLimits): ToolOutput
  * source shows as a tag without content. The result's own text and data stay. `output` does not change.
  */
 export function dropText(output: ToolOutput, _limits: ModelLimits): ToolOutput {
-  return {
-    ...output,
-    elements: output.elements.map((element) => (Source.is(element) ? { ...element, text: "" } : element)),
-  };
+  return { ...output, elements: output.elements.map(withoutText) };
+}
+
+/** An element as dropText leaves it: a Source copied with its text empty, any other element as it is. */
+export function withoutText(element: Element): Element {
+  return Source.is(element) ? { ...element, text: "" } : element;
 }
 
 /**

@@ -28,7 +28,18 @@ import {
 import type { RenderInput, ShowElements } from "../inputs/render.js";
 import type { ContextPolicy } from "./context-policy.js";
 import { UnrenderedEventError } from "./errors.js";
-import { COMPRESSED, CUT_TEXT, FULL, type Form, STUBBED, type Shorten, capText, shortened } from "./forms.js";
+import {
+  COMPRESSED,
+  CUT_TEXT,
+  FULL,
+  type Form,
+  STUBBED,
+  type Shorten,
+  capText,
+  dropText,
+  shortened,
+  withoutText,
+} from "./forms.js";
 import type { ModelLimits } from "./limits.js";
 import { kindOf } from "./shrink.js";
 
@@ -166,8 +177,11 @@ export interface Shaping {
   policy: ContextPolicy;
   limits: ModelLimits | null;
   show: (elements: readonly Element[], tool: string | null) => string;
-  /** The length of what `show` makes, without making it, when the layout can tell; absent: shown results are made at once. */
-  measure?: (elements: readonly Element[], tool: string | null) => number;
+  /**
+   * The length of what `show` makes, without making it, when the layout can tell; absent: shown results are made
+   * at once. An element whose place in `textless` is true is measured as `withoutText` leaves it.
+   */
+  measure?: (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) => number;
   /** A result in a form as `shortened` makes it, or as a cache of it keeps it; default `shortened` itself. */
   formed?: (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => ToolOutput;
 }
@@ -196,16 +210,28 @@ class LaterResult implements ShownResult {
     readonly length: number,
     readonly shortened: boolean,
     private readonly parts: ToolOutput | null,
-    private readonly elements: readonly Element[],
+    private readonly elements: Shown,
     private readonly line: string | null,
     private readonly tool: string | null,
     private readonly show: Shaping["show"],
   ) {}
 
   get content(): string {
-    this.made ??= withLine(this.line, body(this.parts, this.elements, this.tool, this.show));
+    this.made ??= withLine(this.line, body(this.parts, madeElements(this.elements), this.tool, this.show));
     return this.made;
   }
+}
+
+/** The elements a form leaves, and which of them show without their text (dropText's, not copied until shown). */
+interface Shown {
+  elements: readonly Element[];
+  textless: readonly boolean[] | undefined;
+}
+
+function madeElements({ elements, textless }: Shown): readonly Element[] {
+  return textless === undefined
+    ? elements
+    : elements.map((element, index) => (textless[index] ? withoutText(element) : element));
 }
 
 function madeResult(content: string, shortened: boolean): ShownResult {
@@ -229,23 +255,29 @@ export function shownResult(
   const formed = shaping.formed ?? shortened;
   if (shape.form === FULL) {
     const full = formed(policy.shortenFor(name, FULL), output, limits, tool);
-    return capped(full, full.elements, null, tool, shaping);
+    return capped(full, { elements: full.elements, textless: undefined }, null, tool, shaping);
   }
-  const compressed = formed(policy.shortenFor(name, COMPRESSED), output, limits, tool);
+  const compress = policy.shortenFor(name, COMPRESSED);
+  // dropText keeps the result's text, data and error, and each element but a Source's text: where the layout
+  // measures, its elements are measured as it leaves them and copied only when the content is made.
+  const dropping = compress === dropText && shaping.measure !== undefined;
+  const compressed = dropping ? output : formed(compress, output, limits, tool);
   let lifted: ToolOutput | null = null;
   for (const form of shape.floors.values())
     if (form === FULL && lifted === null) lifted = formed(policy.shortenFor(name, FULL), output, limits, tool);
   const left: Element[] = [];
+  const textless: boolean[] = [];
   for (let index = 0; index < output.elements.length; index += 1) {
     const floor = shape.floors.size === 0 ? undefined : shape.floors.get(output.elements[index]!.id);
     const form = Math.max(shape.form, floor ?? STUBBED) as Form;
-    if (form === FULL) left.push(lifted!.elements[index]!);
-    else if (form === COMPRESSED) left.push(compressed.elements[index]!);
+    if (form === STUBBED) continue;
+    left.push(form === FULL ? lifted!.elements[index]! : compressed.elements[index]!);
+    textless.push(dropping && form === COMPRESSED);
   }
-  // A copy of its length: a list grown by push keeps room for more, and a shown result is kept with its thread.
-  const elements = left.slice();
+  // Copies of their length: a list grown by push keeps room for more, and a shown result is kept with its thread.
+  const leftOver = { elements: left.slice(), textless: textless.includes(true) ? textless.slice() : undefined };
   const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
-  return capped(shape.form === COMPRESSED ? compressed : null, elements, line, tool, shaping);
+  return capped(shape.form === COMPRESSED ? compressed : null, leftOver, line, tool, shaping);
 }
 
 function shown(elements: readonly Element[], tool: string | null, show: Shaping["show"]): string {
@@ -266,7 +298,7 @@ function withLine(line: string | null, cut: string): string {
 // body is made only when the cap cuts it or the content is read, when the layout can measure it.
 function capped(
   parts: ToolOutput | null,
-  elements: readonly Element[],
+  shown: Shown,
   line: string | null,
   tool: string | null,
   shaping: Shaping,
@@ -274,14 +306,14 @@ function capped(
   const limit = shaping.policy.capFor(tool ?? "");
   const { show, measure, limits } = shaping;
   if (measure !== undefined) {
-    const shownLength = elements.length === 0 ? 0 : measure(elements, tool);
+    const shownLength = shown.elements.length === 0 ? 0 : measure(shown.elements, tool, shown.textless);
     const bodyLength = parts === null ? shownLength : contentLength(parts, shownLength);
     if (limit === null || limits === null || limits.estimate(bodyLength) <= limit.count) {
       const length = line === null ? bodyLength : bodyLength === 0 ? line.length : line.length + 1 + bodyLength;
-      return new LaterResult(length, line !== null, parts, elements, line, tool, show);
+      return new LaterResult(length, line !== null, parts, shown, line, tool, show);
     }
   }
-  const made = body(parts, elements, tool, show);
+  const made = body(parts, madeElements(shown), tool, show);
   const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
   return madeResult(withLine(line, cut), line !== null || cut !== made);
 }

@@ -6,6 +6,7 @@ import { type Element, type ElementType, Source } from "../../domain/elements.js
 import { ValueError } from "../../domain/errors.js";
 import type { Numbering } from "../../domain/numbering.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
+import { withoutText } from "./forms.js";
 import { nearestKind } from "./render.js";
 
 /**
@@ -76,16 +77,22 @@ export function xml(options: XmlOptions = {}): Show {
     return shown;
   };
   // The length alone is summed from the same kept pieces, so a context is measured without making its text.
-  measures.set(show, (elements, numbering, _tool, citations) => measure(elements, contextOf(numbering, citations)));
+  measures.set(show, (elements, numbering, _tool, citations, textless) =>
+    measure(elements, contextOf(numbering, citations), textless),
+  );
   return show;
 }
 
-/** The length of the text a Show makes of elements, found without making the text. */
+/**
+ * The length of the text a Show makes of elements, found without making the text; an element whose place in
+ * `textless` is true is measured as `withoutText` leaves it (dropText), without copying it.
+ */
 export type MeasureShow = (
   elements: readonly Element[],
   numbering: Numbering,
   tool: string | null,
   citations: CitationStrategy | null,
+  textless?: readonly boolean[],
 ) => number;
 
 const measures = new WeakMap<Show, MeasureShow>();
@@ -180,17 +187,22 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
 // The length of what show makes of elements, from the pieces render writes ("<", the opening, ">", the text,
 // and so on), without nesting them: each element adds its own pieces, a part a newline before it, each root
 // but the first a newline. The order of parts changes no length, so it is not read.
-function measure(elements: readonly Element[], context: RenderContext): number {
+function measure(elements: readonly Element[], context: RenderContext, textless?: readonly boolean[]): number {
   const whole = wholesOf(elements);
   // Which elements have parts: their pieces close on a line of their own.
   const parted: boolean[] = [];
   if (whole !== undefined) for (const at of whole) if (at >= 0) parted[at] = true;
   let length = elements.length === 0 ? 0 : -1;
   for (let index = 0; index < elements.length; index += 1) {
-    const element = elements[index]!;
+    let element = elements[index]!;
+    // A Source without its text opens as the element does (the opening leaves the text out), unless the
+    // fields setting may read the text into an attribute: then it is measured as the copy.
+    const dropped = textless?.[index] === true && Source.is(element);
+    if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
     const made = madeOf(element, context);
     const opening = openingFor(element, made, whole !== undefined && whole[index]! >= 0, context);
-    const { tag, text } = made;
+    const tag = made.tag;
+    const text = dropped ? "" : made.text;
     if (parted[index] === true) length += opening.length + text.length + tag.length + 7;
     else length += text === "" ? opening.length + 4 : opening.length + text.length + tag.length + 6;
   }

@@ -25,6 +25,7 @@ import {
   type Shrink,
 } from "../../../src/toolkit/index.js";
 import { type ResultShape, type Shaping, shownResult } from "../../../src/toolkit/context/render.js";
+import { withoutText } from "../../../src/toolkit/context/forms.js";
 import { measureOf } from "../../../src/toolkit/context/xml.js";
 import { toolOutputs } from "../../fixtures/context-arbitraries.js";
 
@@ -107,6 +108,29 @@ describe("measuring the xml layout", () => {
     );
   });
 
+  it("measures the Sources it is told are textless as withoutText's copies show, without the copies", () => {
+    fc.assert(
+      fc.property(
+        elementLists,
+        layouts,
+        citationsOf,
+        fc.array(fc.boolean()),
+        fc.boolean(),
+        (given, make, citations, flags, showFirst) => {
+          const recorded = ToolOutput({ callId: "c1", elements: given });
+          const numbering = new Numbering([recorded]);
+          const textless = recorded.elements.map((_, index) => flags[index] ?? false);
+          const copies = recorded.elements.map((element, index) => (textless[index] ? withoutText(element) : element));
+          const layout = make();
+          if (showFirst) layout(recorded.elements, numbering, "search", citations);
+          expect(measureOf(layout)!(recorded.elements, numbering, "search", citations, textless)).toBe(
+            make()(copies, numbering, "search", citations).length,
+          );
+        },
+      ),
+    );
+  });
+
   it("measures no Show but the xml layout's", () => {
     expect(measureOf(() => "")).toBeUndefined();
   });
@@ -129,8 +153,8 @@ describe("measuring a shown result", () => {
           const layout = xml();
           const show = (elements: readonly Element[], tool: string | null) =>
             layout(elements, numbering, tool, BRACKETS);
-          const measure = (elements: readonly Element[], tool: string | null) =>
-            measureOf(layout)!(elements, numbering, tool, BRACKETS);
+          const measure = (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) =>
+            measureOf(layout)!(elements, numbering, tool, BRACKETS, textless);
           const shape: ResultShape = {
             form,
             floors: new Map(lifts.map(([index, lifted]) => [`d#${index}`, lifted] as const)),
