@@ -52,15 +52,17 @@ export class Numbering {
 /** The elements an event shows: a tool result's elements, or the elements an input's payload holds. */
 export function elementsOf(event: Event): Element[] {
   if (ToolOutput.is(event)) return event.elements;
-  if (Input.is(event)) return findElements(event.payload);
+  if (Input.is(event)) return findElements(event.payload, []);
   return [];
 }
 
-function findElements(value: unknown): Element[] {
-  if (Array.isArray(value)) return value.flatMap(findElements);
-  if (value === null || typeof value !== "object") return [];
-  if (Element.is(value) && typeof (value as { id?: unknown }).id === "string") return [value as Element];
-  return Object.values(value).flatMap(findElements);
+// Depth first, each object's own values in key order, into one list: most payloads hold no element.
+function findElements(value: unknown, found: Element[]): Element[] {
+  if (value === null || typeof value !== "object") return found;
+  if (Array.isArray(value)) for (const item of value) findElements(item, found);
+  else if (Element.is(value) && typeof (value as { id?: unknown }).id === "string") found.push(value as Element);
+  else for (const key of Object.keys(value)) findElements((value as Record<string, unknown>)[key], found);
+  return found;
 }
 
 /** The thread's element numbers as an index a Trace keeps and grows: `trace.thread.index(THREAD_NUMBERING)`. */

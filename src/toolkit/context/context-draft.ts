@@ -1162,9 +1162,10 @@ function decide(
   const { handle, form, current, result } = offer;
   if (result === undefined || !(form < (current?.form ?? FULL)))
     return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
-  const floors = floorsOf(draft.output(result).elements, form, draft.toolOf(result), view, policy);
+  const facts = draft.cache.factsOf(result);
+  const floors = floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result), view, policy);
   const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
-  const [was, is] = [draft.result(result, current ?? FULL_SHAPE), draft.result(result, state)];
+  const [was, is] = [draft.result(result, current ?? FULL_SHAPE, facts), draft.result(result, state, facts)];
   const freed = was.length - is.length;
   if (freed <= 0) return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
   return { handle, form, current, result, state, freed, shortened: Number(is.shortened) - Number(was.shortened) };
