@@ -298,7 +298,7 @@ function withLine(line: string | null, cut: string): string {
 // body is made only when the cap cuts it or the content is read, when the layout can measure it.
 function capped(
   parts: ToolOutput | null,
-  shown: Shown,
+  left: Shown,
   line: string | null,
   tool: string | null,
   shaping: Shaping,
@@ -306,14 +306,14 @@ function capped(
   const limit = shaping.policy.capFor(tool ?? "");
   const { show, measure, limits } = shaping;
   if (measure !== undefined) {
-    const shownLength = shown.elements.length === 0 ? 0 : measure(shown.elements, tool, shown.textless);
+    const shownLength = left.elements.length === 0 ? 0 : measure(left.elements, tool, left.textless);
     const bodyLength = parts === null ? shownLength : contentLength(parts, shownLength);
     if (limit === null || limits === null || limits.estimate(bodyLength) <= limit.count) {
       const length = line === null ? bodyLength : bodyLength === 0 ? line.length : line.length + 1 + bodyLength;
-      return new LaterResult(length, line !== null, parts, shown, line, tool, show);
+      return new LaterResult(length, line !== null, parts, left, line, tool, show);
     }
   }
-  const made = body(parts, madeElements(shown), tool, show);
+  const made = body(parts, madeElements(left), tool, show);
   const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
   return madeResult(withLine(line, cut), line !== null || cut !== made);
 }
