@@ -309,9 +309,10 @@ turn gives, and that the next turn's builder renders only what is new).
 Forms are planned from lengths: the xml layout sums a result's length from each element's kept pieces
 (the opening, the escaped text, the closing tag, the newlines between them), and the result's text is made
 only for the form that is sent (test/toolkit/context/measure.test.ts checks each length against the text
-made in full). A Source that a Shorten copies with another text (dropText, a cap) takes the opening of the
-element recorded under its id. A cold build still reads every event (numbers, handles, recordings: about
-a sixth of its time), renders every event's messages once and measures each result in each form it passes
+made in full). A Source that a Shorten copies with another text (a cap) takes the opening of the element
+recorded under its id; the default compressed form (dropText) is measured from the recorded elements without
+their text, and copied only when it is sent. A cold build still reads every event, once (numbers, handles,
+recordings: about a fifth of its time), renders every event's messages once and measures each result in each form it passes
 through (full, compressed, stubbed) to plan the forms, keeping one record per event (its kind, handle and
 renders) for the builds that follow; a sixth or more of its CPU time is garbage collection, which grows with
 what the build keeps (kept MB): each object kept is copied by the collector once or twice while the build
