@@ -397,11 +397,12 @@ export class ThreadCache {
     this.events = events;
     // One pass, each reader in turn on each event: on a long thread a pass for each reader costs more than its work.
     for (let index = from; index < events.length; index += 1) {
-      const one = [events[index]!];
+      const event = events[index]!;
+      const one = [event];
       this.numbering.append(one);
       this.handles.append(one);
       this.recordings.append(one);
-      this.factsByPlace.push(this.factsOf(one[0]!));
+      this.factsByPlace.push(this.factsOf(event));
     }
   }
 }
@@ -999,9 +1000,7 @@ export function measuredPrompt(events: readonly Event[], model: string, facts?: 
     const isOutput = (event: Event, index: number) =>
       byPlace !== undefined
         ? byPlace[index]!.modelOutput
-        : facts === undefined
-          ? ModelOutput.is(event)
-          : facts.factsOf(event).modelOutput;
+        : (facts?.factsOf(event).modelOutput ?? ModelOutput.is(event));
     let output: ModelOutput | undefined;
     for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
       const event = events[index]!;
