@@ -281,8 +281,9 @@ export class ThreadCache {
   // The facts of `events` by place: a pass over a thread's events reads this list in order instead of looking
   // each event up (which reads the event itself, far apart in memory on a long thread).
   private readonly factsByPlace: Facts[] = [];
-  // The results that hold each element id, for the first `indexed` events read (resultsHolding).
+  // The results that hold each element id, and the reopen results, for the first `indexed` events read (resultsHolding).
   private byElement: Map<string, ToolOutput[]> | undefined;
+  private readonly reopened: ToolOutput[] = [];
   private indexed = 0;
   // The turn's parts that the kept renders and passes were made with: builders of other turns share the cache.
   private renderedWith: RenderedWith | undefined;
@@ -356,13 +357,17 @@ export class ThreadCache {
     return facts;
   }
 
-  /** The results read so far (reopen results aside: they hold no elements of their own) that hold any of `ids`. */
+  /**
+   * The results read so far that hold any of `ids`, and every reopen result read so far (it holds no elements of
+   * its own, and may draw in any): the results whose form a citation of `ids` may change.
+   */
   resultsHolding(ids: ReadonlySet<string>): Set<ToolOutput> {
     // Indexed when first asked, and then for the events read since: most builds never ask.
     const index = (this.byElement ??= new Map());
     for (; this.indexed < this.events.length; this.indexed += 1) {
       const event = this.events[this.indexed]!;
-      const facts = this.factsOf(event);
+      const facts = this.factsByPlace[this.indexed]!;
+      if (facts.reopened) this.reopened.push(event as ToolOutput);
       if (!facts.result || facts.reopened) continue;
       for (const element of (event as ToolOutput).elements) {
         const holding = index.get(element.id);
@@ -370,7 +375,7 @@ export class ThreadCache {
         else holding.push(event as ToolOutput);
       }
     }
-    const found = new Set<ToolOutput>();
+    const found = new Set<ToolOutput>(this.reopened);
     for (const id of ids) for (const result of index.get(id) ?? []) found.add(result);
     return found;
   }
@@ -1092,14 +1097,11 @@ function shrinkPass(
     extendsList(earlier.events, view.events) &&
     extendsList(earlier.shown, shown);
   const citedSince = holds ? citedFrom(view.events, earlier.events.length) : new Set<string>();
-  // The recorded results that hold an element cited since, found once by id rather than by reading every result.
+  // The results that hold an element cited since (and the reopen results, which may draw one in), found once by id
+  // rather than by reading every result offered.
   const touched = citedSince.size === 0 ? undefined : draft.cache.resultsHolding(citedSince);
   const keeps = (result: ToolOutput | undefined) =>
-    touched === undefined ||
-    result === undefined ||
-    (draft.cache.factsOf(result).reopened
-      ? !draft.output(result).elements.some((element) => citedSince.has(element.id))
-      : !touched.has(result));
+    touched === undefined || result === undefined || !touched.has(result);
   const trail: OfferDecision[][] = [];
   for (const [index, shrink] of policy.shrink.entries()) {
     const decided: OfferDecision[] = [];
