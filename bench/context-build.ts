@@ -259,7 +259,7 @@ const largest = rows.find((row) => row[0] === 50_000 && row[1] === "yes");
 const [coldWall, coldCpu, warmCpu] = ["cold ms", "cold CPU ms", "warm CPU ms"].map((name) =>
   rows[0]!.indexOf(name),
 ) as [number, number, number];
-// Linear growth from 10,000 to 50,000 events is 5x: the CPU times' growth, cold and warm.
+// Linear growth from 10,000 to 50,000 events is 5x: the times' growth, cold and warm.
 const growth = (column: number) =>
   largest ? `${(Number(largest[column]) / Number(target[column])).toFixed(1)}×` : "unmeasured";
 // The cold wall time without the collector's pauses: the build's own work.
@@ -414,9 +414,8 @@ The events as a store's read decodes them lie together in memory, and read in or
 per event on a longer thread (the last session's runs, with the events built in memory and on another machine
 of this kind, read 13.5, 160.5 and 475.3 ns). What a build does beyond its events grows faster: it looks up
 each event's record, each element's pieces, number and handle, and whether it was cited, in tables as large
-as the thread, whose
-entries lie further apart the longer the thread (in a CPU profile of the cold builds of 10,000 and 50,000
-events, the functions that grow most, 7–11× for 5× the events, are those lookups), the collector copies what
+as the thread, whose entries lie further apart the longer the thread (in a CPU profile of the cold builds of
+10,000 and 50,000 events, the functions that grow most, 7–16× for 5× the events, are those lookups), the collector copies what
 the build keeps, and in this VM each page the heap grows into is faulted in by the kernel ("of it system" and
 "cold page faults"; a cold build of 10,000 events keeps ${target[rows[0]!.indexOf("kept MB")]} MB, ${((Number(target[rows[0]!.indexOf("kept MB")]) * 1000) / 10_000).toFixed(1)} KB an event).`,
 );
