@@ -5,8 +5,9 @@
  * one more event is appended). Not a test: run `npm run bench`; it writes its section of bench/README.md.
  */
 import os from "node:os";
-import { PerformanceObserver, performance } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import { markdownTable, writeSection } from "./report.js";
+import { caughtUp, pauses, within, type Span } from "./shared/pauses.js";
 import {
   EventTypes,
   Input,
@@ -111,19 +112,13 @@ interface Timing {
   system: number;
   /** Minor page faults: pages the process touched for the first time (or again, after they were given back). */
   faults: number;
-  /** When it started and ended (performance.now), to count the collector's pauses within it. */
-  span: [number, number];
+  /** When it started and ended, to count the collector's pauses within it. */
+  span: Span;
 }
 
-/** The collector's pauses on the main thread: when each started and how long it took (heard after they end). */
-const pauses: { at: number; ms: number }[] = [];
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) pauses.push({ at: entry.startTime, ms: entry.duration });
-}).observe({ entryTypes: ["gc"] });
-
 /** The ms of the collector's pauses that started within `span`. */
-function pausedWithin([from, to]: [number, number]): number {
-  return pauses.filter(({ at }) => at >= from && at < to).reduce((sum, { ms }) => sum + ms, 0);
+function pausedWithin(span: Span): number {
+  return pauses.filter(({ at }) => within(at, [span])).reduce((sum, { ms }) => sum + ms, 0);
 }
 
 /** One build's times: the machine is shared, so the CPU time shows the work apart from waiting. */
@@ -244,8 +239,8 @@ SIZES.forEach((count, index) => {
     colds.push(cold);
   }
 });
-// The observer hears of the pauses after they end: let it catch up, then count those within each cold build.
-await new Promise((resolve) => setTimeout(resolve, 100));
+// The pauses within each cold build, once the observer has heard of them.
+await caughtUp();
 const gcColumn = rows[0]!.indexOf("of it GC");
 colds.forEach((cold, index) => {
   const row = rows[index + 1]!;

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { PerformanceObserver, performance } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { z } from "zod";
@@ -24,6 +24,7 @@ import { ScriptedModel } from "../src/testing/index.js";
 import { MessageBuilder, ModelLimits, ReActAgent, ReActConfig, Tokens } from "../src/toolkit/index.js";
 import { markdownTable, writeSection } from "./report.js";
 import { history, RESULT } from "./shared/history.js";
+import { caughtUp, pauses, within } from "./shared/pauses.js";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `bench_stores_${process.pid}`;
@@ -258,12 +259,6 @@ MessageBuilder.prototype.assess = function timed(this: MessageBuilder, ...args: 
   }
 };
 
-/** The garbage collector's pauses: when each started and how long it took. */
-const pauses: { at: number; ms: number }[] = [];
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) pauses.push({ at: entry.startTime, ms: entry.duration });
-}).observe({ entryTypes: ["gc"] });
-
 /**
  * What one pass costs: wall and CPU milliseconds, the CPU milliseconds of its request build, and the
  * collector's pauses outside the builds (counted in the rest's CPU; they grow with the heap that the
@@ -322,9 +317,8 @@ async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
     costs.push({ wall, cpu: used, build: building.ms / PASSES, restGc: 0 });
     forget(model);
   }
-  // The observer hears of pauses after they end: let it catch up, then count those in turns and not in builds.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const within = (at: number, spans: readonly [number, number][]) => spans.some(([from, to]) => at >= from && at < to);
+  // Those in turns and not in builds.
+  await caughtUp();
   const restGc = pauses
     .filter((pause) => within(pause.at, turns) && !within(pause.at, building.spans))
     .reduce((sum, pause) => sum + pause.ms, 0);

@@ -657,11 +657,6 @@ export class ContextDraft {
     return byPlace?.[index] ?? this.cache.factsOf(events[index]!);
   }
 
-  /** The handle of a result that shapes apply to, or undefined for any other event. */
-  handleOf(event: Event): string | undefined {
-    return this.cache.factsOf(event).handle;
-  }
-
   /** The trace before the event at `index`, as Trace.before makes it; the shrinks read its thread's handles from the cache. */
   before(trace: Trace, index: number): Trace {
     const view = trace.before(index);
