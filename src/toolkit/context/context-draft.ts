@@ -25,7 +25,7 @@ import { shownArguments } from "../../runtime/tools/arguments.js";
 import { ResultHandles } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import { type ContextPolicy, Reasoning } from "./context-policy.js";
-import { FULL, type Form, STUBBED, type Shorten, shortened } from "./forms.js";
+import { FULL, type Form, STUBBED, type Shorten, asRecorded, shortened } from "./forms.js";
 import type { MeasuredPrompt, ModelLimits } from "./limits.js";
 import {
   type EventRendering,
@@ -506,6 +506,8 @@ export class ContextDraft {
       settings.show(elements, cache.numbering, tool, settings.citations);
     // A result is made smaller by each Shorten once while the cache keeps it, whichever shapes show it.
     const formed = (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => {
+      // The default full form is the result itself: nothing to make or keep.
+      if (shorten === asRecorded) return output;
       let byShorten = cache.formed.get(output);
       if (byShorten === undefined) cache.formed.set(output, (byShorten = new Few()));
       let made = byShorten.get(shorten);
