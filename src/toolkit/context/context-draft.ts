@@ -96,22 +96,34 @@ export interface Visible {
  */
 export class ShownResults {
   constructor(
-    /** Each result and its place among the shown events. */
-    readonly places: Map<string, { result: ToolOutput; at: number }>,
+    /** Each result, its place among the shown events, and its facts in the thread's cache. */
+    readonly places: Map<string, ShownPlace>,
     /** How many events the view shows. */
     readonly end: number,
   ) {}
 
   /** The result that `handle` names, if the view shows it. */
   get(handle: string): ToolOutput | undefined {
+    return this.place(handle)?.result;
+  }
+
+  /** The place of the result that `handle` names, if the view shows it. */
+  place(handle: string): ShownPlace | undefined {
     const place = this.places.get(handle);
-    return place !== undefined && place.at < this.end ? place.result : undefined;
+    return place !== undefined && place.at < this.end ? place : undefined;
   }
 
   /** Whether the view shows the result that `handle` names. */
   has(handle: string): boolean {
     return this.get(handle) !== undefined;
   }
+}
+
+/** A shown result, its place among the shown events, and its facts (read with it, so a plan looks up neither). */
+interface ShownPlace {
+  result: ToolOutput;
+  at: number;
+  facts: Facts;
 }
 
 /** Characters of shown events, and how many shown results show less than all of the result. */
@@ -570,8 +582,10 @@ export class ContextDraft {
       const again = extended.some((event) => shared.has(this.cache.factsOf(event).handle ?? ""));
       const places = again ? new Map(shared) : shared;
       for (let index = shownBefore; index < events.length; index += 1)
-        if (handles[index] !== undefined)
-          places.set(handles[index]!, { result: events[index] as ToolOutput, at: index });
+        if (handles[index] !== undefined) {
+          const result = events[index] as ToolOutput;
+          places.set(handles[index]!, { result, at: index, facts: this.cache.factsOf(result) });
+        }
       visible = { events, handles, summary: last!.visible.summary, results: new ShownResults(places, events.length) };
       const base = last!.visible.base;
       if (base !== undefined) visible.base = this.sizes(events, handles, shownBefore, base);
@@ -584,7 +598,7 @@ export class ContextDraft {
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
       const events: Event[] = [];
       const handles: (string | undefined)[] = [];
-      const places = new Map<string, { result: ToolOutput; at: number }>();
+      const places = new Map<string, ShownPlace>();
       this.show(selected, selected === view.events ? byPlace : undefined, replaced, events, handles, places);
       visible = {
         // A view that shows every event shows its own list: the next view's list extends it (extendsList).
@@ -642,13 +656,14 @@ export class ContextDraft {
     replaced: ReadonlySet<Event>,
     events: Event[],
     handles: (string | undefined)[],
-    places: Map<string, { result: ToolOutput; at: number }>,
+    places: Map<string, ShownPlace>,
   ): void {
     for (let index = 0; index < selected.length; index += 1) {
       const event = selected[index]!;
-      const { compaction, handle } = this.factsAt(selected, byPlace, index);
-      if (compaction || (replaced.size > 0 && replaced.has(event))) continue;
-      if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length });
+      const facts = this.factsAt(selected, byPlace, index);
+      if (facts.compaction || (replaced.size > 0 && replaced.has(event))) continue;
+      const handle = facts.handle;
+      if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length, facts });
       events.push(event);
       handles.push(handle);
     }
@@ -1121,7 +1136,7 @@ function shrinkPass(
         (same.result !== undefined || !results.has(handle)) &&
         keeps(same.result)
           ? same
-          : decide(draft, view, policy, { handle, form, current, result: results.get(handle) }, shrink, call);
+          : decide(draft, view, policy, { handle, form, current, place: results.place(handle) }, shrink, call);
       if (first) decided.push(decision);
       if (decision.state === null) continue;
       if (lazy) forms.keep();
@@ -1153,14 +1168,14 @@ function decide(
   draft: ContextDraft,
   view: Trace,
   policy: ContextPolicy,
-  offer: Pick<OfferDecision, "handle" | "form" | "current" | "result">,
+  offer: Pick<OfferDecision, "handle" | "form" | "current"> & { place: ShownPlace | undefined },
   by: Shrink,
   call: number,
 ): OfferDecision {
-  const { handle, form, current, result } = offer;
-  if (result === undefined || !(form < (current?.form ?? FULL)))
-    return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
-  const facts = draft.cache.factsOf(result);
+  const { handle, form, current, place } = offer;
+  if (place === undefined || !(form < (current?.form ?? FULL)))
+    return { handle, form, current, result: place?.result, state: null, freed: 0, shortened: 0 };
+  const { result, facts } = place;
   const floors = floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result), view, policy);
   const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
   const [was, is] = [draft.result(result, current ?? FULL_SHAPE, facts), draft.result(result, state, facts)];

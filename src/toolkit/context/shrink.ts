@@ -108,7 +108,10 @@ function foldedOver<T>(
 ): (events: readonly Event[]) => T {
   const byEvents = new WeakMap<readonly Event[], T>();
   const recent = new RecentLists<T>();
+  // A floor asks once per element of a view: the list asked about last is answered without a lookup.
+  let last: { events: readonly Event[]; value: T } | undefined;
   return (events) => {
+    if (last?.events === events) return last.value;
     let value = byEvents.get(events);
     if (value === undefined) {
       const earlier = recent.extended(events);
@@ -118,6 +121,7 @@ function foldedOver<T>(
       byEvents.set(events, value);
     }
     recent.remember(events, value);
+    last = { events, value };
     return value;
   };
 }
