@@ -115,7 +115,7 @@ export class ShownResults {
 
   /** Whether the view shows the result that `handle` names. */
   has(handle: string): boolean {
-    return this.get(handle) !== undefined;
+    return this.place(handle) !== undefined;
   }
 }
 
@@ -567,8 +567,9 @@ export class ContextDraft {
       this.settings.select === null && last !== undefined && extendsList(last.view, view.events)
         ? view.events.slice(last.view.length)
         : null;
+    const added = extended?.map((event) => this.cache.factsOf(event));
     // Events appended after the last view show after its events, unless one of them is a summary.
-    if (extended !== null && !extended.some((event) => this.cache.factsOf(event).compaction)) {
+    if (extended !== null && added !== undefined && !added.some((facts) => facts.compaction)) {
       // Each appended event shows: the lists are made at their length at once.
       const shownBefore = last!.visible.events.length;
       // Where every event of the last view showed, every event of this one does: its list is the view's own.
@@ -576,16 +577,15 @@ export class ContextDraft {
       // The last view's handles grow in place unless a view extended it already: each view reads only its own length.
       const lastHandles = last!.visible.handles as (string | undefined)[];
       const handles = lastHandles.length === shownBefore ? lastHandles : lastHandles.slice(0, shownBefore);
-      for (const event of extended) handles.push(this.cache.factsOf(event).handle);
+      for (const facts of added) handles.push(facts.handle);
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;
-      const again = extended.some((event) => shared.has(this.cache.factsOf(event).handle ?? ""));
+      const again = added.some((facts) => shared.has(facts.handle ?? ""));
       const places = again ? new Map(shared) : shared;
-      for (let index = shownBefore; index < events.length; index += 1)
-        if (handles[index] !== undefined) {
-          const result = events[index] as ToolOutput;
-          places.set(handles[index]!, { result, at: index, facts: this.cache.factsOf(result) });
-        }
+      added.forEach((facts, offset) => {
+        if (facts.handle !== undefined)
+          places.set(facts.handle, { result: extended[offset] as ToolOutput, at: shownBefore + offset, facts });
+      });
       visible = { events, handles, summary: last!.visible.summary, results: new ShownResults(places, events.length) };
       const base = last!.visible.base;
       if (base !== undefined) visible.base = this.sizes(events, handles, shownBefore, base);
