@@ -63,6 +63,8 @@ const SQL = {
     "ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, counter = excluded.counter, " +
     "expires_at = excluded.expires_at, released = excluded.released",
   deleteLease: "DELETE FROM trace_leases WHERE thread_id = ?",
+  /** Moves when another connection commits to the file (this connection's own commits leave it). */
+  dataVersion: "PRAGMA data_version",
 };
 
 /** The prepared statements of one SqliteTraceStore, and the inserts of rows, by how many rows each takes. */
@@ -105,5 +107,6 @@ export function sqliteStatements(db: Database): SqliteStatements {
     return statement;
   };
   const prepared = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]));
+  prepared.dataVersion!.pluck();
   return { ...prepared, insert } as SqliteStatements;
 }

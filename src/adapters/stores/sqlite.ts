@@ -43,6 +43,47 @@ export interface SqliteTraceStoreOptions {
 
 const DEFAULTS: Required<SqliteTraceStoreOptions> = { busyTimeout: 5, pollInterval: 0.25 };
 
+/** What an append needs of a thread: its key (null: no row yet), its length, the streams' lengths, its lease. */
+interface KnownThread {
+  key: number | null;
+  length: number;
+  streams: Map<Stream, number>;
+  /** undefined: not read yet. */
+  lease: LeaseState | null | undefined;
+}
+
+/** The threads this connection appended to last: kept while they stay the file's, so an append reads none of them. */
+const KNOWN_THREADS = 64;
+
+/**
+ * What this connection's appends left of the threads it wrote last. The file's data_version moves when another
+ * connection commits, and then none of it holds; this connection's own lease and log writes forget their thread.
+ */
+class KnownThreads {
+  private readonly threads = new Map<string, KnownThread>();
+  private version = -1;
+
+  /** The thread as this connection left it, if no other connection has committed since (`version`, read in the transaction). */
+  of(threadId: string, version: number): KnownThread | undefined {
+    if (version !== this.version) {
+      this.threads.clear();
+      this.version = version;
+    }
+    return this.threads.get(threadId);
+  }
+
+  /** Keep the thread as a committed append left it, the most recent; the oldest goes past KNOWN_THREADS. */
+  remember(threadId: string, state: KnownThread): void {
+    this.threads.delete(threadId);
+    this.threads.set(threadId, state);
+    if (this.threads.size > KNOWN_THREADS) this.threads.delete(this.threads.keys().next().value!);
+  }
+
+  forget(threadId: string): void {
+    this.threads.delete(threadId);
+  }
+}
+
 /**
  * A TraceStore in one SQLite file, in WAL mode, or in memory with ":memory:". It creates its tables.
  * Writes through any store of this process wake followers at once; writes by other processes reach
@@ -65,6 +106,7 @@ export class SqliteTraceStore implements TraceStore {
   private readonly followers: SqliteFollowers;
   // Made once: better-sqlite3 makes a function for each of its modes at every transaction() call.
   private readonly appendRows: Transaction<SqliteTraceStore["checkedAppend"]>;
+  private readonly known = new KnownThreads();
   private isClosed = false;
   private readonly pages: LogPages = {
     forward: (threadId, after, limit) =>
@@ -110,33 +152,53 @@ export class SqliteTraceStore implements TraceStore {
     const prepared = prepareAppend(events);
     checkExpectedShape(options.expected);
     if (options.lease != null) checkLeaseShape(options.lease, threadId);
-    const rows = this.appendRows.immediate(threadId, prepared, options);
+    const { rows, state } = this.appendRows.immediate(threadId, prepared, options);
+    // Only once the transaction committed: a refused or failed append leaves the thread as it was read.
+    this.known.remember(threadId, state);
     if (rows.length > 0) this.changed(threadId);
     return rows.map((row) => toEntry(row).event);
   }
 
-  /** The checks and writes of an append, in its transaction (appendRows): the rows written. */
-  private checkedAppend(threadId: string, prepared: readonly PreparedEvent[], options: AppendOptions): EventRow[] {
-    if (options.lease != null) checkLease(threadId, this.leaseState(threadId), options.lease);
-    // The thread and the length of its first stream in one step; other streams' lengths as asked.
+  /** The checks and writes of an append, in its transaction (appendRows): the rows written, and the thread after. */
+  private checkedAppend(
+    threadId: string,
+    prepared: readonly PreparedEvent[],
+    options: AppendOptions,
+  ): { rows: EventRow[]; state: KnownThread } {
     const [first] = streamsOf(prepared, options.expected);
-    const thread = (
-      first === undefined ? this.sql.thread.get(threadId) : this.sql.threadAndStream.get(first, threadId)
-    ) as { key: number; length: number; streamLength?: number } | undefined;
-    const lengths = new Map<Stream, number>();
-    if (first !== undefined) lengths.set(first, thread?.streamLength ?? 0);
+    const state = this.known.of(threadId, this.sql.dataVersion.get() as number) ?? this.readThread(threadId, first);
+    if (options.lease != null) {
+      if (state.lease === undefined) state.lease = this.leaseState(threadId);
+      checkLease(threadId, state.lease, options.lease);
+    }
     const lengthOf = (stream: Stream): number => {
-      if (!lengths.has(stream))
-        lengths.set(stream, thread ? (this.sql.streamLength.get(thread.key, stream) as { length: number }).length : 0);
-      return lengths.get(stream)!;
+      let length = state.streams.get(stream);
+      if (length === undefined) {
+        length = state.key === null ? 0 : (this.sql.streamLength.get(state.key, stream) as { length: number }).length;
+        state.streams.set(stream, length);
+      }
+      return length;
     };
     checkExpected(threadId, options.expected, lengthOf);
-    if (prepared.length === 0) return [];
-    const sealed = seal(prepared, lengthOf, thread?.length ?? 0, new Date().toISOString());
-    const key = thread?.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
+    if (prepared.length === 0) return { rows: [], state };
+    const sealed = seal(prepared, lengthOf, state.length, new Date().toISOString());
+    const key = state.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
     this.insert(key, sealed);
-    this.sql.grow.run(sealed.at(-1)!.position, key);
-    return sealed;
+    const length = sealed.at(-1)!.position;
+    this.sql.grow.run(length, key);
+    const streams = new Map(state.streams);
+    for (const row of sealed) streams.set(row.stream, row.seq + 1);
+    return { rows: sealed, state: { key, length, streams, lease: state.lease } };
+  }
+
+  /** The thread as the file holds it, and the length of its stream `first` in the same step. */
+  private readThread(threadId: string, first: Stream | undefined): KnownThread {
+    const row = (
+      first === undefined ? this.sql.thread.get(threadId) : this.sql.threadAndStream.get(first, threadId)
+    ) as { key: number; length: number; streamLength?: number } | undefined;
+    const streams = new Map<Stream, number>();
+    if (first !== undefined) streams.set(first, row?.streamLength ?? 0);
+    return { key: row?.key ?? null, length: row?.length ?? 0, streams, lease: undefined };
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.acquire} */
@@ -144,6 +206,7 @@ export class SqliteTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     checkLeaseTerms(options, true);
+    this.known.forget(threadId);
     const next = this.db
       .transaction(() => {
         const state = acquired(threadId, this.leaseState(threadId), options.owner, options.ttl, Date.now());
@@ -159,6 +222,7 @@ export class SqliteTraceStore implements TraceStore {
     this.checkOpen();
     checkLeaseShape(lease);
     checkLeaseTerms(options, false);
+    this.known.forget(lease.threadId);
     this.db
       .transaction(() => {
         const state = renewed(this.leaseState(lease.threadId), lease, options.ttl, Date.now());
@@ -171,6 +235,7 @@ export class SqliteTraceStore implements TraceStore {
   async release(lease: Lease): Promise<void> {
     this.checkOpen();
     checkLeaseShape(lease);
+    this.known.forget(lease.threadId);
     this.db
       .transaction(() => {
         const state = released(this.leaseState(lease.threadId), lease);
@@ -201,6 +266,7 @@ export class SqliteTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     const sealed = prepareLoad(events);
+    this.known.forget(threadId);
     this.db
       .transaction(() => {
         this.removeLog(threadId);
@@ -230,6 +296,7 @@ export class SqliteTraceStore implements TraceStore {
   async delete(threadId: string): Promise<void> {
     this.checkOpen();
     checkThreadId(threadId);
+    this.known.forget(threadId);
     this.db
       .transaction(() => {
         this.removeLog(threadId);

@@ -1,6 +1,6 @@
 /** Conformance of TraceStore.append: sealing, positions, JSON payloads, `expected`, atomicity, size. */
 import { afterEach, describe, expect, it } from "vitest";
-import { StreamMovedError } from "../../../../src/ports/errors.js";
+import { LeaseExpiredError, StreamMovedError } from "../../../../src/ports/errors.js";
 import { collect, event, events, threadId, type OpenStore, type StoreFixture } from "./support.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -122,6 +122,40 @@ export function appendConformance(open: OpenStore): void {
         const log = await collect(store.read(thread));
         expect(log.map((entry) => entry.event.seq)).toEqual([0, 1, 2]);
         expect(new Set(log.slice(1).map((entry) => entry.event.payload.by)).size).toBe(1);
+      }
+    });
+
+    it("decides each append on what other connections and its own other calls wrote since its last append", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const other = await fixture.other();
+      const thread = threadId();
+      await store.append(thread, events(2));
+      // The stream grew through the other connection: the length this connection appended to is stale.
+      await other.append(thread, events(1, 2), { expected: { main: 2 } });
+      await expect(store.append(thread, events(1, 9), { expected: { main: 2 } })).rejects.toBeInstanceOf(
+        StreamMovedError,
+      );
+      const [sealed] = await store.append(thread, events(1, 3), { expected: { main: 3 } });
+      expect(sealed!.seq).toBe(3);
+      // A lease this connection acquires again holds at once, and the one it replaced no longer.
+      const first = await store.acquire(thread, { owner: "worker", ttl: 60 });
+      await store.append(thread, events(1, 4), { lease: first });
+      const second = await store.acquire(thread, { owner: "worker", ttl: 60 });
+      await store.append(thread, events(1, 5), { lease: second });
+      await expect(store.append(thread, events(1, 9), { lease: first })).rejects.toBeInstanceOf(LeaseExpiredError);
+      // One replaced through the other connection fences this one's appends under it.
+      await other.acquire(thread, { owner: "worker", ttl: 60 });
+      await expect(store.append(thread, events(1, 9), { lease: second })).rejects.toBeInstanceOf(LeaseExpiredError);
+      // A thread deleted, through either connection, starts again at position 1.
+      for (const deleter of [other, store]) {
+        await store.append(thread, events(1, 6));
+        await deleter.delete(thread);
+        const [again] = await store.append(thread, events(1, 7), { expected: { main: 0 } });
+        expect(again!.seq).toBe(0);
+        expect((await collect(other.read(thread))).map((entry) => [entry.position, entry.event.payload.i])).toEqual([
+          [1, 7],
+        ]);
       }
     });
 
