@@ -50,6 +50,7 @@ import {
   kindOf,
   knowHandles,
   resultOf,
+  selectionOffers,
   turnStartsOf,
 } from "./shrink.js";
 
@@ -1121,12 +1122,18 @@ function shrinkPass(
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
     if (!active()) continue;
-    const forms = new FormsOf(states ?? before);
-    const offers = shrink(view, forms);
-    const lazy = !Array.isArray(offers);
+    // A built-in shrink (Compress, Stub) is read here handle by handle, not asked for a list of offers: a turn's
+    // first pass on a long thread would make one pair per result.
+    const selection = selectionOffers(shrink);
+    const forms = selection === undefined ? new FormsOf(states ?? before) : undefined;
+    const offers = selection === undefined ? shrink(view, forms!) : selection.where.handles(view);
+    const lazy = selection === undefined && !Array.isArray(offers);
     const past = holds ? earlier.offers[index] : undefined;
-    for (const [handle, form] of offers) {
+    for (const offer of offers) {
+      const handle = typeof offer === "string" ? offer : offer[0];
+      const form = typeof offer === "string" ? selection!.to : offer[1];
       const current = (states ?? before).get(handle);
+      if (selection !== undefined && !selection.offers(current?.form ?? FULL)) continue;
       const same = past?.[decided.length];
       const decision =
         same !== undefined &&
@@ -1139,7 +1146,7 @@ function shrinkPass(
           : decide(draft, view, policy, { handle, form, current, place: results.place(handle) }, shrink, call);
       if (first) decided.push(decision);
       if (decision.state === null) continue;
-      if (lazy) forms.keep();
+      if (lazy) forms!.keep();
       if (states === undefined) {
         states = new Map(before);
         change = change === undefined ? undefined : { ...change };

@@ -397,7 +397,23 @@ function selectionShrink(
   };
   const label = `${kind}(${where.toString()}${when === null ? "" : `, { when: ${String(when)} }`})`;
   Object.defineProperty(shrink, "name", { value: label });
-  return Object.assign(shrink, { where, when, toString: () => label });
+  const made = Object.assign(shrink, { where, when, toString: () => label });
+  builtIn.set(made, { where, to, offers });
+  return made;
+}
+
+/** What a built-in shrink offers: each result `where` selects whose form `offers` takes, to the form `to`. */
+export interface SelectionOffers {
+  where: Selection;
+  to: Form;
+  offers: (form: Form) => boolean;
+}
+
+const builtIn = new WeakMap<Shrink, SelectionOffers>();
+
+/** What `shrink` offers, if it is a built-in one (Compress or Stub): a pass can read its offers itself. */
+export function selectionOffers(shrink: Shrink): SelectionOffers | undefined {
+  return builtIn.get(shrink);
 }
 
 /** @throws ValueError when a value is not a Threshold (or null, where allowed). */
