@@ -168,6 +168,33 @@ describe("a warm build", () => {
     }
   });
 
+  it("plans a turn's first call again where recorded usage brings the size under target sooner than at the last turn's", () => {
+    // The last turn's first call compressed every older result and stayed over target; an answer since records
+    // far fewer prompt tokens than the estimate, so this turn's first call is under target after a few results.
+    const policy = {
+      startAt: new Tokens(300),
+      target: new Tokens(250),
+      minGain: null,
+      shrink: [Compress(turns.slice(0, -1))],
+    };
+    const conversation = new Conversation();
+    const warm = builder(policy);
+    for (let turn = 0; turn < 6; turn += 1) {
+      conversation.ask(`Q${turn}?`);
+      expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+      conversation.search(`s${turn}`, documentOf(`d${turn}`, 2, 40));
+    }
+    const compressed = (made: MessageBuilder) => made.explain(conversation.trace()).length;
+    const before = compressed(builder(policy));
+    const sent = builder(policy).assess(conversation.trace()).context.request.characters;
+    const usage = { promptTokens: 100, completionTokens: 1 };
+    conversation.events.push(ModelOutput({ content: "A.", model: "test-model", usage, promptCharacters: sent }));
+    conversation.ask("Q6?");
+    expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+    expect(compressed(warm)).toBeGreaterThan(0);
+    expect(compressed(warm)).toBeLessThan(before);
+  });
+
   it("plans each turn's first call as a cold build does over many uncited turns, with shrinks in any order", () => {
     // A turn's first pass takes the last turn's decisions where they hold. Shrinks in any order, so that a later
     // one may have a result an earlier one gains (it is then offered that result as the earlier one left it),
