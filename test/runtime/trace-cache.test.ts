@@ -5,8 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryTraceStore, SqliteTraceStore } from "../../src/adapters/index.js";
 import { Input, ModelOutput, ToolOutput, type LogEntry, type StoredEvent } from "../../src/domain/events.js";
+import { Trace } from "../../src/domain/trace.js";
 import { EventTypes } from "../../src/domain/registry.js";
-import { append, readTrace, type Recorder } from "../../src/runtime/runner/work.js";
+import { CACHED_THREADS, TraceCache, append, readTrace, type Recorder } from "../../src/runtime/runner/work.js";
 import type { ReadOptions, TraceStore } from "../../src/ports/store.js";
 
 /** Counts the entries that reads fetch from the store. */
@@ -71,5 +72,56 @@ describe.each(Object.entries(stores))("the trace cache on the %s store", (_name,
       [3, "main"],
     ]);
     await store.close();
+  });
+
+  it(`keeps the traces of the ${CACHED_THREADS} threads read last: an older thread is read whole again`, async () => {
+    const store = counted(make());
+    const types = new EventTypes();
+    const ids = Array.from({ length: CACHED_THREADS + 1 }, (_, index) => `many-${index}`);
+    for (const id of ids)
+      await store.append(id, [types.check(Input({ payload: "Hello" })), types.check(Input({ payload: "Again" }))]);
+    for (const id of ids) await readTrace(store, types, id);
+    // A kept thread reads only its anchor, the last entry; the one read first went and is read whole.
+    store.fetched = 0;
+    await readTrace(store, types, ids[1]!);
+    expect(store.fetched).toBe(1);
+    store.fetched = 0;
+    await readTrace(store, types, ids[0]!);
+    expect(store.fetched).toBe(2);
+    await store.close();
+  });
+});
+
+describe("a TraceCache", () => {
+  const types = new EventTypes();
+  const cached = (length: number) => {
+    const trace = Trace.of(Array.from({ length }, (_, index) => Input({ payload: `Question ${index}?` })));
+    return { types, trace, confirmed: length };
+  };
+
+  it("lets the least recently used threads go past its count of events, but never the thread kept last", () => {
+    const cache = new TraceCache({ threads: 10, events: 10 });
+    cache.remember("a", cached(4));
+    cache.remember("b", cached(3));
+    cache.remember("c", cached(3));
+    expect(["a", "b", "c"].map((id) => cache.get(id) !== undefined)).toEqual([true, true, true]);
+    // 12 events: "a", the least recently used, goes.
+    cache.remember("d", cached(2));
+    expect(["a", "b", "c", "d"].map((id) => cache.get(id) !== undefined)).toEqual([false, true, true, true]);
+    // "b" grown to 6 is the most recently used now: "c" goes, and the count holds b's new length alone.
+    cache.remember("b", cached(6));
+    expect(["b", "c", "d"].map((id) => cache.get(id) !== undefined)).toEqual([true, false, true]);
+    cache.forget("d");
+    cache.remember("e", cached(4));
+    expect(["b", "e"].map((id) => cache.get(id) !== undefined)).toEqual([true, true]);
+    // A thread longer than the limit stays, alone.
+    cache.remember("f", cached(11));
+    expect(["b", "e", "f"].map((id) => cache.get(id) !== undefined)).toEqual([false, false, true]);
+  });
+
+  it("keeps at most its count of threads", () => {
+    const cache = new TraceCache({ threads: 2, events: 100 });
+    for (const id of ["a", "b", "c"]) cache.remember(id, cached(1));
+    expect(["a", "b", "c"].map((id) => cache.get(id) !== undefined)).toEqual([false, true, true]);
   });
 });

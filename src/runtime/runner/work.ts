@@ -17,6 +17,12 @@ import type { Step, StepContext, Work } from "../contracts.js";
 /** How many threads' decoded traces each store's cache keeps. */
 export const CACHED_THREADS = 256;
 
+/**
+ * How many events the cached traces of a store hold together: a decoded event takes about 0.7 KB, so about
+ * 175 MB. Least recently read threads go first; the thread read last stays, however long it is.
+ */
+export const CACHED_EVENTS = 250_000;
+
 interface Cached {
   types: EventTypes;
   trace: Trace;
@@ -24,7 +30,46 @@ interface Cached {
   confirmed: number;
 }
 
-const caches = new WeakMap<TraceStore, Map<string, Cached>>();
+/**
+ * The decoded traces of a store's most recently read threads, bounded by a count of threads and of events
+ * (a thread of ten thousand events holds as much as thousands of short ones). Map order is insertion order:
+ * the first thread is the least recently used.
+ */
+export class TraceCache {
+  private readonly threads = new Map<string, Cached>();
+  private events = 0;
+
+  constructor(
+    private readonly limits: { threads: number; events: number } = { threads: CACHED_THREADS, events: CACHED_EVENTS },
+  ) {}
+
+  /** The thread's cached trace, or undefined. */
+  get(threadId: string): Cached | undefined {
+    return this.threads.get(threadId);
+  }
+
+  /** Keep `cached` as the thread's, the most recently used, and let the least recently used go past the limits. */
+  remember(threadId: string, cached: Cached): void {
+    this.forget(threadId);
+    this.threads.set(threadId, cached);
+    this.events += cached.trace.length;
+    for (const [oldest, { trace }] of this.threads) {
+      if (oldest === threadId || (this.threads.size <= this.limits.threads && this.events <= this.limits.events)) break;
+      this.threads.delete(oldest);
+      this.events -= trace.length;
+    }
+  }
+
+  /** Drop the thread's cached trace, if any. */
+  forget(threadId: string): void {
+    const cached = this.threads.get(threadId);
+    if (cached === undefined) return;
+    this.threads.delete(threadId);
+    this.events -= cached.trace.length;
+  }
+}
+
+const caches = new WeakMap<TraceStore, TraceCache>();
 
 /**
  * Read a thread's whole log and decode it. An unknown thread gives an empty trace. A cached trace is
@@ -32,35 +77,29 @@ const caches = new WeakMap<TraceStore, Map<string, Cached>>();
  * loaded again), it is read whole.
  */
 export async function readTrace(store: TraceStore, types: EventTypes, threadId: string): Promise<Trace> {
-  const cached = cachesOf(store).get(threadId);
+  const cache = cacheOf(store);
+  const cached = cache.get(threadId);
   let trace = cached?.types === types ? await toppedUp(store, types, threadId, cached.trace) : undefined;
   // The cache's own appends sit where no other writer came between; when one did, read again from
   // the last entry that a read confirmed.
   if (trace === undefined && cached?.types === types && cached.confirmed < cached.trace.length)
     trace = await toppedUp(store, types, threadId, new Trace(cached.trace.entries.slice(0, cached.confirmed)));
   trace ??= new Trace(await decoded(store, types, threadId, 0));
-  remember(store, threadId, { types, trace, confirmed: trace.length });
+  cache.remember(threadId, { types, trace, confirmed: trace.length });
   return trace;
 }
 
 /** Forget the cached trace of a thread (after a delete or a load), or of every thread of the store. */
 export function forgetTrace(store: TraceStore, threadId?: string): void {
   if (threadId === undefined) caches.delete(store);
-  else caches.get(store)?.delete(threadId);
+  else caches.get(store)?.forget(threadId);
 }
 
-function cachesOf(store: TraceStore): Map<string, Cached> {
-  let threads = caches.get(store);
-  if (!threads) caches.set(store, (threads = new Map()));
-  return threads;
-}
-
-function remember(store: TraceStore, threadId: string, cached: Cached): void {
-  const threads = cachesOf(store);
-  // Map order is insertion order: the first key is the least recently used.
-  threads.delete(threadId);
-  threads.set(threadId, cached);
-  if (threads.size > CACHED_THREADS) threads.delete(threads.keys().next().value!);
+// The cache of a store's decoded traces, made on first use.
+function cacheOf(store: TraceStore): TraceCache {
+  let cache = caches.get(store);
+  if (!cache) caches.set(store, (cache = new TraceCache()));
+  return cache;
 }
 
 /**
@@ -70,11 +109,12 @@ function remember(store: TraceStore, threadId: string, cached: Cached): void {
  * last confirmed entry when another stream's writer came between.
  */
 function extendCached(recorder: Recorder, base: Trace, recorded: readonly Event[]): void {
-  const cached = caches.get(recorder.store)?.get(recorder.threadId);
+  const cache = caches.get(recorder.store);
+  const cached = cache?.get(recorder.threadId);
   if (cached?.types !== recorder.types || cached.trace !== base || recorded.length === 0) return;
   const from = base.position;
   const trace = base.with(recorded.map((event, index) => ({ position: from + index + 1, event })));
-  remember(recorder.store, recorder.threadId, { ...cached, trace });
+  cache!.remember(recorder.threadId, { ...cached, trace });
 }
 
 async function toppedUp(

@@ -463,14 +463,31 @@ function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
-/** The cache of `thread` among a builder's caches, most recent first: one it extends, or a new one (kept unless it is a cut of one). */
-export function cacheFor(caches: ThreadCache[], thread: Trace, keep: number): ThreadCache {
-  const cache = findCache(caches, thread, keep);
+/** How many threads, and events of them together, a builder keeps the renders of. */
+export interface KeptThreads {
+  threads: number;
+  events: number;
+}
+
+/**
+ * The cache of `thread` among a builder's caches, most recent first: one it extends, or a new one (kept unless it
+ * is a cut of one). The least recently built go past `keep`; the thread built now stays, however long it is.
+ */
+export function cacheFor(caches: ThreadCache[], thread: Trace, keep: KeptThreads): ThreadCache {
+  const cache = findCache(caches, thread);
   knowHandles(thread.events, cache.handles);
+  let events = 0;
+  let kept = 0;
+  while (kept < caches.length && kept < keep.threads) {
+    events += caches[kept]!.events.length;
+    if (kept > 0 && events > keep.events) break;
+    kept += 1;
+  }
+  caches.length = kept;
   return cache;
 }
 
-function findCache(caches: ThreadCache[], thread: Trace, keep: number): ThreadCache {
+function findCache(caches: ThreadCache[], thread: Trace): ThreadCache {
   const events = thread.events;
   const at = caches.findIndex((cache) => cache.extendedBy(events));
   if (at >= 0 && !(caches[at]!.missed && events.length > caches[at]!.events.length)) {
@@ -486,10 +503,7 @@ function findCache(caches: ThreadCache[], thread: Trace, keep: number): ThreadCa
   const cut = caches.some(
     (kept) => kept.events.length > events.length && events.every((event, index) => kept.events[index] === event),
   );
-  if (!cut) {
-    caches.unshift(cache);
-    caches.length = Math.min(caches.length, keep);
-  }
+  if (!cut) caches.unshift(cache);
   return cache;
 }
 

@@ -17,6 +17,7 @@ import type { ContextStrategy, TurnParts } from "../react/strategy.js";
 import { type Assessment, CompactingStep } from "./compact.js";
 import {
   ContextDraft,
+  type KeptThreads,
   type ResultStates,
   ThreadCache,
   cacheFor,
@@ -66,9 +67,10 @@ type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & {
 
 /**
  * How many threads a builder and the builders its forTurn makes keep the renders of, the most recently
- * built first: a worker's builder serves the turns of a few threads in turn.
+ * built first (a worker's builder serves the turns of a few threads in turn), and how many events of them
+ * together: a builder keeps about 1.2 KB an event, so about 120 MB.
  */
-const KEPT_THREADS = 8;
+const KEPT: KeptThreads = { threads: 8, events: 100_000 };
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
 const DEFAULTS: Omit<Settings, "show" | "policy"> = {
@@ -254,7 +256,7 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
         `The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`,
       );
     }
-    return new ContextDraft({ ...this.settings, renderInput }, trace, cacheFor(caches, trace.thread, KEPT_THREADS));
+    return new ContextDraft({ ...this.settings, renderInput }, trace, cacheFor(caches, trace.thread, KEPT));
   }
 
   private states(draft: ContextDraft, trace: Trace): ResultStates {

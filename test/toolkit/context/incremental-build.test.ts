@@ -2,7 +2,7 @@
 // work: a warm build must send exactly the request that a new builder (cold) sends for the same trace.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ModelOutput, Reopened, type Event } from "../../../src/domain/events.js";
+import { Input, ModelOutput, Reopened, type Event } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { ToolDef, UserMessage } from "../../../src/ports/messages.js";
 import { ChatRequest } from "../../../src/ports/request.js";
@@ -289,6 +289,46 @@ describe("a warm build", () => {
     expect(sent.messages.map((message) => message.content)).toContain(
       `[r2: result left out to save space]\n<chunk id="4" cite="[4]" doc="1">${words}</chunk>`,
     );
+  });
+
+  it("keeps the renders of the 8 threads built last, and of at most 100,000 events of them together", () => {
+    let rendered = 0;
+    const made = new MessageBuilder({
+      model: "test-model",
+      renderInput: (input) => {
+        rendered += 1;
+        return UserMessage(String(input.payload));
+      },
+    });
+    const thread = (name: string, count: number) =>
+      Trace.of(Array.from({ length: count }, (_, index) => Input({ payload: `${name} ${index}` })));
+    // The inputs a build renders: all of a thread's when its renders were not kept, none when they were.
+    const renders = (trace: Trace) => {
+      const before = rendered;
+      made.build(trace);
+      return rendered - before;
+    };
+
+    const small = Array.from({ length: 9 }, (_, index) => thread(`small ${index}`, 10));
+    for (const trace of small) expect(renders(trace)).toBe(10);
+    // Nine threads: the one built first went.
+    expect(renders(small[8]!)).toBe(0);
+    expect(renders(small[1]!)).toBe(0);
+    expect(renders(small[0]!)).toBe(10);
+
+    const [long, longer, last] = [thread("long", 30_000), thread("longer", 60_000), thread("last", 20_000)];
+    expect(renders(long)).toBe(30_000);
+    expect(renders(longer)).toBe(60_000);
+    expect(renders(long)).toBe(0);
+    // 110,000 events with the long threads built last: the least recently built of them goes, with the small ones.
+    expect(renders(last)).toBe(20_000);
+    expect(renders(long)).toBe(0);
+    expect(renders(longer)).toBe(60_000);
+    // A thread longer than the limit is kept alone.
+    const longest = thread("longest", 120_000);
+    expect(renders(longest)).toBe(120_000);
+    expect(renders(longest)).toBe(0);
+    expect(renders(last)).toBe(20_000);
   });
 
   it("starts again for a trace that does not extend the one it kept", () => {
