@@ -89,12 +89,6 @@ export async function readTrace(store: TraceStore, types: EventTypes, threadId: 
   return trace;
 }
 
-/** Forget the cached trace of a thread (after a delete or a load), or of every thread of the store. */
-export function forgetTrace(store: TraceStore, threadId?: string): void {
-  if (threadId === undefined) caches.delete(store);
-  else caches.get(store)?.forget(threadId);
-}
-
 // The cache of a store's decoded traces, made on first use.
 function cacheOf(store: TraceStore): TraceCache {
   let cache = caches.get(store);
