@@ -12,7 +12,7 @@ import { accepted, type Agent } from "./agent.js";
 import { InputTooLargeError, UnknownAgentError, UnknownThreadError } from "./errors.js";
 import { checkGraph, END, type Graph } from "./graph.js";
 import { pendingNode } from "./runner/pending.js";
-import { readTrace } from "./runner/work.js";
+import { CACHED_EVENTS, CACHED_THREADS, keepTraces, keptThreads, readTrace } from "./runner/work.js";
 import { taskGraph } from "./runner/task.js";
 import { Thread } from "./thread.js";
 
@@ -44,6 +44,13 @@ export interface CatalogOptions {
    * threads after this. Default LEASE_SECONDS (60).
    */
   leaseSeconds?: number;
+  /**
+   * How many threads' decoded traces the runners keep for the catalog's store, and how many events of them
+   * together; the least recently read go first, and the thread read last stays however long it is. For the store,
+   * not the catalog: catalogs over one store share its cache. Default CACHED_THREADS (256) threads and
+   * CACHED_EVENTS (250,000) events, about 175 MB.
+   */
+  keptTraces?: { threads?: number; events?: number };
 }
 
 /**
@@ -89,6 +96,11 @@ export class AgentCatalog {
       throw new ValueError(`maxInputBytes must be a positive integer, not ${String(options.maxInputBytes)}.`);
     if (!(this.leaseSeconds > 0) || !Number.isFinite(this.leaseSeconds))
       throw new ValueError(`leaseSeconds must be a positive number of seconds, not ${String(options.leaseSeconds)}.`);
+    if (options.keptTraces !== undefined)
+      keepTraces(
+        store,
+        keptThreads(options.keptTraces, { threads: CACHED_THREADS, events: CACHED_EVENTS }, "keptTraces"),
+      );
     for (const [name, agent] of this.agents) {
       this.registries.set(name, new EventTypes({ events: agent.eventTypes, elements: agent.elementTypes }));
     }

@@ -62,7 +62,7 @@ export { Thread } from "./thread.js";
 export type { ResumeOptions } from "./thread.js";
 export { runTurn } from "./runner/local.js";
 export type { RunOptions } from "./runner/local.js";
-export { runWork, recordFailure, append, readTrace } from "./runner/work.js";
+export { runWork, recordFailure, append, readTrace, CACHED_THREADS, CACHED_EVENTS } from "./runner/work.js";
 export type { Recorder, WorkResult } from "./runner/work.js";
 export { pendingNode } from "./runner/pending.js";
 export { runTask, handOff, handBack, taskGraph, recordedTask } from "./runner/task.js";

@@ -24,7 +24,7 @@ export type { RenderTurn, RenderInput, ShowElements } from "./inputs/render.js";
 export { BRACKETS, FULLWIDTH } from "../runtime/citations.js";
 export { xml } from "./context/xml.js";
 export type { XmlOptions, ByElementType } from "./context/xml.js";
-export { MessageBuilder, only } from "./context/message-builder.js";
+export { KEPT_RENDERS, MessageBuilder, only } from "./context/message-builder.js";
 export type { MessageBuilderOptions } from "./context/message-builder.js";
 export type { RenderEvent } from "./context/render.js";
 export {

@@ -7,6 +7,7 @@ import { InMemoryTraceStore, SqliteTraceStore } from "../../src/adapters/index.j
 import { Input, ModelOutput, ToolOutput, type LogEntry, type StoredEvent } from "../../src/domain/events.js";
 import { Trace } from "../../src/domain/trace.js";
 import { EventTypes } from "../../src/domain/registry.js";
+import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { CACHED_THREADS, TraceCache, append, readTrace, type Recorder } from "../../src/runtime/runner/work.js";
 import type { ReadOptions, TraceStore } from "../../src/ports/store.js";
 
@@ -88,6 +89,29 @@ describe.each(Object.entries(stores))("the trace cache on the %s store", (_name,
     store.fetched = 0;
     await readTrace(store, types, ids[0]!);
     expect(store.fetched).toBe(2);
+    await store.close();
+  });
+});
+
+describe("a catalog's keptTraces", () => {
+  it("bounds the traces its store keeps, and refuses bounds that are not positive integers", async () => {
+    const store = counted(new InMemoryTraceStore());
+    const types = new EventTypes();
+    new AgentCatalog(store, {}, { keptTraces: { events: 5 } });
+    for (const id of ["a", "b", "c"])
+      await store.append(id, [types.check(Input({ payload: "Hello" })), types.check(Input({ payload: "Again" }))]);
+    for (const id of ["a", "b", "c"]) await readTrace(store, types, id);
+    // 6 events are more than 5: "a", read first, went; "c" and "b" stay.
+    store.fetched = 0;
+    await readTrace(store, types, "c");
+    expect(store.fetched).toBe(1);
+    await readTrace(store, types, "a");
+    expect(store.fetched).toBe(3);
+    expect(() => new AgentCatalog(store, {}, { keptTraces: { threads: 0 } })).toThrow(
+      /keptTraces.threads must be a positive integer, not 0/,
+    );
+    expect(() => new AgentCatalog(store, {}, { keptTraces: { events: 2.5 } })).toThrow(/keptTraces.events/);
+    expect(() => new AgentCatalog(store, {}, { keptTraces: "many" as never })).toThrow(/keptTraces must be an object/);
     await store.close();
   });
 });

@@ -7,6 +7,7 @@
  */
 import { type Event, Failure, type Input, type LogEntry, Request, type StoredEvent } from "../../domain/events.js";
 import type { EventTypes } from "../../domain/registry.js";
+import { ValueError } from "../../domain/errors.js";
 import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
 import { scrubSecrets } from "../../ports/secrets.js";
@@ -14,14 +15,36 @@ import type { Observer } from "../../ports/observer.js";
 import type { Lease, TraceStore } from "../../ports/store.js";
 import type { Step, StepContext, Work } from "../contracts.js";
 
-/** How many threads' decoded traces each store's cache keeps. */
+/** How many threads' decoded traces each store's cache keeps, unless a catalog says (keptTraces). */
 export const CACHED_THREADS = 256;
 
 /**
- * How many events the cached traces of a store hold together: a decoded event takes about 0.7 KB, so about
- * 175 MB. Least recently read threads go first; the thread read last stays, however long it is.
+ * How many events the cached traces of a store hold together, unless a catalog says (keptTraces): a decoded
+ * event takes about 0.7 KB, so about 175 MB. Least recently read threads go first; the thread read last stays,
+ * however long it is.
  */
 export const CACHED_EVENTS = 250_000;
+
+/** How many threads a cache keeps, and how many events of them together. */
+export interface KeptThreads {
+  threads: number;
+  events: number;
+}
+
+/**
+ * The bounds of a cache that a setting gives, with `defaults` for what it leaves out.
+ * @throws ValueError naming `setting` when it is not an object, or a bound is not a positive integer.
+ */
+export function keptThreads(given: unknown, defaults: KeptThreads, setting: string): KeptThreads {
+  const example = `such as { threads: ${defaults.threads}, events: ${defaults.events} }`;
+  if (typeof given !== "object" || given === null)
+    throw new ValueError(`${setting} must be an object of threads and events, ${example}.`);
+  const { threads = defaults.threads, events = defaults.events } = given as Record<string, unknown>;
+  for (const [name, value] of Object.entries({ threads, events }))
+    if (!Number.isInteger(value) || (value as number) <= 0)
+      throw new ValueError(`${setting}.${name} must be a positive integer, not ${String(value)}: ${example}.`);
+  return { threads: threads as number, events: events as number };
+}
 
 interface Cached {
   types: EventTypes;
@@ -39,9 +62,8 @@ export class TraceCache {
   private readonly threads = new Map<string, Cached>();
   private events = 0;
 
-  constructor(
-    private readonly limits: { threads: number; events: number } = { threads: CACHED_THREADS, events: CACHED_EVENTS },
-  ) {}
+  /** `limits` are the bounds, which keepTraces may set again: a thread past them goes at the next remember. */
+  constructor(public limits: KeptThreads = { threads: CACHED_THREADS, events: CACHED_EVENTS }) {}
 
   /** The thread's cached trace, or undefined. */
   get(threadId: string): Cached | undefined {
@@ -87,6 +109,14 @@ export async function readTrace(store: TraceStore, types: EventTypes, threadId: 
   trace ??= new Trace(await decoded(store, types, threadId, 0));
   cache.remember(threadId, { types, trace, confirmed: trace.length });
   return trace;
+}
+
+/**
+ * Set how many threads and events the decoded traces kept for `store` hold; the least recently read go at the
+ * next read. Every catalog and runner on the store shares its cache.
+ */
+export function keepTraces(store: TraceStore, limits: KeptThreads): void {
+  cacheOf(store).limits = limits;
 }
 
 // The cache of a store's decoded traces, made on first use.

@@ -21,6 +21,7 @@ import { type Message, SystemMessage, type ToolDef, ToolResult, UserMessage } fr
 import { ChatRequest, charactersOf } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
+import type { KeptThreads } from "../../runtime/runner/work.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
 import { ResultHandles } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
@@ -461,12 +462,6 @@ export function valuesOf(value: ModelLimits | Budget | null): readonly unknown[]
 
 function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
-}
-
-/** How many threads, and events of them together, a builder keeps the renders of. */
-export interface KeptThreads {
-  threads: number;
-  events: number;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ToolDef } from "../../ports/messages.js";
 import { ChatRequest } from "../../ports/request.js";
 import type { Budget } from "../../runtime/budget.js";
 import { InputTooLargeError } from "../../runtime/errors.js";
+import { type KeptThreads, keptThreads } from "../../runtime/runner/work.js";
 import type { CitationStrategy, ContextBuilder, ModelContext, Show, Step, Tool } from "../../runtime/contracts.js";
 import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import type { RenderInput } from "../inputs/render.js";
@@ -17,7 +18,6 @@ import type { ContextStrategy, TurnParts } from "../react/strategy.js";
 import { type Assessment, CompactingStep } from "./compact.js";
 import {
   ContextDraft,
-  type KeptThreads,
   type ResultStates,
   ThreadCache,
   cacheFor,
@@ -59,22 +59,31 @@ export interface MessageBuilderOptions {
   citations?: CitationStrategy | null;
   /** The limits of the model, or null to shrink nothing and check no size. */
   limits?: ModelLimits | null;
+  /**
+   * How many threads the builder, and the builders its forTurn makes, keep the renders of (so the next build of
+   * a thread does only its new events' work), and how many events of them together; the least recently built go
+   * first, and the thread built last stays however long it is. Default KEPT_RENDERS: 8 threads and 100,000
+   * events, about 120 MB.
+   */
+  keep?: { threads?: number; events?: number };
 }
 
-type Settings = Required<Omit<MessageBuilderOptions, "renderers">> & {
+type Settings = Required<Omit<MessageBuilderOptions, "renderers" | "keep">> & {
   renderers: ReadonlyMap<EventType<any, any>, RenderEvent>;
+  keep: KeptThreads;
 };
 
 /**
- * How many threads a builder and the builders its forTurn makes keep the renders of, the most recently
- * built first (a worker's builder serves the turns of a few threads in turn), and how many events of them
- * together: a builder keeps about 1.2 KB an event, so about 120 MB.
+ * The renders a builder keeps unless told (keep): of 8 threads, the most recently built first (a worker's builder
+ * serves the turns of a few threads in turn), and of 100,000 events of them together, since a builder keeps
+ * about 1.2 KB an event.
  */
-const KEPT: KeptThreads = { threads: 8, events: 100_000 };
+export const KEPT_RENDERS: Readonly<KeptThreads> = Object.freeze({ threads: 8, events: 100_000 });
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
 const DEFAULTS: Omit<Settings, "show" | "policy"> = {
   select: null,
+  keep: KEPT_RENDERS,
   renderers: new Map(),
   renderInput: null,
   model: null,
@@ -117,6 +126,7 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
       policy: new ContextPolicy(),
       ...given,
       renderers: renderersMap(given.renderers ?? []),
+      keep: keptThreads(given.keep ?? KEPT_RENDERS, KEPT_RENDERS, "keep"),
     };
     checkSettings(settings);
     this.settings = { ...settings, tools: [...settings.tools] };
@@ -256,7 +266,11 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
         `The MessageBuilder has no ${missing}: give the turn's parts with forTurn, or when you make the builder.`,
       );
     }
-    return new ContextDraft({ ...this.settings, renderInput }, trace, cacheFor(caches, trace.thread, KEPT));
+    return new ContextDraft(
+      { ...this.settings, renderInput },
+      trace,
+      cacheFor(caches, trace.thread, this.settings.keep),
+    );
   }
 
   private states(draft: ContextDraft, trace: Trace): ResultStates {

@@ -331,6 +331,29 @@ describe("a warm build", () => {
     expect(renders(last)).toBe(20_000);
   });
 
+  it("keeps the renders of as many threads and events as its keep says, and its forTurn builders with it", () => {
+    let rendered = 0;
+    const base = new MessageBuilder({ keep: { threads: 2, events: 25 } });
+    const parts = {
+      ...partsOf(0),
+      renderInput: (input: Input) => ((rendered += 1), UserMessage(String(input.payload))),
+    };
+    const thread = (name: string, count: number) =>
+      Trace.of(Array.from({ length: count }, (_, index) => Input({ payload: `${name} ${index}` })));
+    const renders = (trace: Trace) => {
+      const before = rendered;
+      base.forTurn(parts).build(trace);
+      return rendered - before;
+    };
+    const [one, two, three] = [thread("one", 10), thread("two", 10), thread("three", 10)];
+    expect([renders(one), renders(two), renders(one)]).toEqual([10, 10, 0]);
+    // Three threads: the least recently built goes.
+    expect([renders(three), renders(one), renders(two)]).toEqual([10, 0, 10]);
+    // 30 events of two threads are more than 25: the thread built before goes.
+    const four = thread("four", 20);
+    expect([renders(four), renders(one), renders(four)]).toEqual([20, 10, 20]);
+  });
+
   it("starts again for a trace that does not extend the one it kept", () => {
     const one = new Conversation().ask("One?").search("one", documentOf("one", 2));
     const two = new Conversation().ask("Two?").search("two", documentOf("two", 1));

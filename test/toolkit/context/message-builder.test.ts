@@ -345,5 +345,10 @@ describe("MessageBuilder", () => {
     expect(() => new MessageBuilder({ renderers: { note: () => [] } as never })).toThrow(ValueError);
     expect(() => new MessageBuilder({ show: "xml" as never })).toThrow(ValueError);
     expect(() => new MessageBuilder({ model: "" })).toThrow(ValueError);
+    expect(() => new MessageBuilder({ keep: { threads: 0 } })).toThrow(
+      /keep.threads must be a positive integer, not 0/,
+    );
+    expect(() => new MessageBuilder({ keep: { events: 1.5 } })).toThrow(/keep.events must be a positive integer/);
+    expect(() => new MessageBuilder({ keep: 8 as never })).toThrow(/keep must be an object of threads and events/);
   });
 });
