@@ -50,7 +50,6 @@ import {
   citedFrom,
   kindOf,
   knowHandles,
-  resultOf,
   selectionOffers,
   turnStartsOf,
 } from "./shrink.js";
@@ -299,6 +298,8 @@ export class ThreadCache {
   private byElement: Map<string, ToolOutput[]> | undefined;
   private readonly reopened: ToolOutput[] = [];
   private indexed = 0;
+  // How many of factsByPlace are in `facts` (factsOf).
+  private mapped = 0;
   // The turn's parts that the kept renders and passes were made with: builders of other turns share the cache.
   private renderedWith: RenderedWith | undefined;
   private plannedWith: readonly unknown[] | undefined;
@@ -314,12 +315,13 @@ export class ThreadCache {
     if (was === undefined) return;
     let changed = false;
     if (was.citations !== now.citations || !sameValues(was.limits, now.limits)) {
-      for (const facts of this.facts.values()) facts.messages = facts.reasoned = facts.shown = facts.drawn = undefined;
+      for (const facts of this.allFacts().values())
+        facts.messages = facts.reasoned = facts.shown = facts.drawn = undefined;
       this.formed.clear();
       changed = true;
     } else if (was.renderInput !== now.renderInput || was.calls !== now.calls) {
       const calls = was.calls !== now.calls;
-      for (const [event, facts] of this.facts) {
+      for (const [event, facts] of this.allFacts()) {
         if (facts.messages === undefined) continue;
         const stale = facts.modelOutput
           ? calls
@@ -350,25 +352,42 @@ export class ThreadCache {
   /** The facts of an event of the thread, or of one that a selection made up. */
   factsOf(event: Event): Facts {
     let facts = this.facts.get(event);
-    if (facts === undefined) {
-      const { input, modelOutput, compaction, reopened, result } = kindOf(event);
-      const callId = resultOf(event);
-      // Every field at once: one shape for every record, and no property storage added to each later.
-      facts = {
-        input,
-        modelOutput,
-        compaction,
-        reopened,
-        result,
-        handle: callId === null ? undefined : this.handles.handleOf(callId),
-        messages: undefined,
-        reasoned: undefined,
-        shown: undefined,
-        drawn: undefined,
-      };
-      this.facts.set(event, facts);
-    }
+    if (facts === undefined && this.mapped < this.factsByPlace.length) facts = this.allFacts().get(event);
+    if (facts === undefined) this.facts.set(event, (facts = this.newFacts(event)));
     return facts;
+  }
+
+  // The facts of every event read, by event. The thread's events are put in the map only once one is asked about
+  // alone (or every render is reset): a build reads them by place.
+  private allFacts(): Map<Event, Facts> {
+    for (; this.mapped < this.factsByPlace.length; this.mapped += 1) {
+      const read = this.events[this.mapped]!;
+      if (!this.facts.has(read)) this.facts.set(read, this.factsByPlace[this.mapped]!);
+    }
+    return this.facts;
+  }
+
+  /** The facts of events[index], from `byPlace` (factsIn) where there is one. */
+  factsAt(events: readonly Event[], byPlace: readonly Facts[] | undefined, index: number): Facts {
+    return byPlace?.[index] ?? this.factsOf(events[index]!);
+  }
+
+  private newFacts(event: Event): Facts {
+    const kind = kindOf(event);
+    const callId = kind.result ? (event as ToolOutput).callId : null;
+    // Every field at once: one shape for every record, and no property storage added to each later.
+    return {
+      input: kind.input,
+      modelOutput: kind.modelOutput,
+      compaction: kind.compaction,
+      reopened: kind.reopened,
+      result: kind.result,
+      handle: callId === null ? undefined : this.handles.handleOf(callId),
+      messages: undefined,
+      reasoned: undefined,
+      shown: undefined,
+      drawn: undefined,
+    };
   }
 
   /**
@@ -415,13 +434,16 @@ export class ThreadCache {
     // The thread's list is kept, not copied: the next one made from it is known to extend it (extendsList).
     this.events = events;
     // One pass, each reader in turn on each event: on a long thread a pass for each reader costs more than its work.
+    // The readers are handed one event at a time, in one list that none of them keeps.
+    const one: Event[] = [];
     for (let index = from; index < events.length; index += 1) {
       const event = events[index]!;
-      const one = [event];
+      one[0] = event;
       this.numbering.append(one);
       this.handles.append(one);
       this.recordings.append(one);
-      this.factsByPlace.push(this.factsOf(event));
+      // An event asked about alone before it was read keeps its facts.
+      this.factsByPlace.push((this.facts.size === 0 ? undefined : this.facts.get(event)) ?? this.newFacts(event));
     }
   }
 }
@@ -577,7 +599,10 @@ export class ContextDraft {
       this.settings.select === null && last !== undefined && extendsList(last.view, view.events)
         ? view.events.slice(last.view.length)
         : null;
-    const added = extended?.map((event) => this.cache.factsOf(event));
+    const viewFacts = extended === null ? undefined : this.cache.factsIn(view.events);
+    const added = extended?.map((_event, offset) =>
+      this.cache.factsAt(view.events, viewFacts, last!.view.length + offset),
+    );
     // Events appended after the last view show after its events, unless one of them is a summary.
     if (extended !== null && added !== undefined && !added.some((facts) => facts.compaction)) {
       // Each appended event shows: the lists are made at their length at once.
@@ -602,7 +627,7 @@ export class ContextDraft {
     } else {
       const byPlace = this.cache.factsIn(view.events);
       let last = view.events.length - 1;
-      while (last >= 0 && !this.factsAt(view.events, byPlace, last).compaction) last -= 1;
+      while (last >= 0 && !this.cache.factsAt(view.events, byPlace, last).compaction) last -= 1;
       const compaction = last < 0 ? undefined : (view.events[last] as Compaction);
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
@@ -647,7 +672,7 @@ export class ContextDraft {
     let { characters, shortened } = sizes;
     const byPlace = this.cache.factsIn(events);
     for (let index = from; index < events.length; index += 1) {
-      const facts = this.factsAt(events, byPlace, index);
+      const facts = this.cache.factsAt(events, byPlace, index);
       if (handles[index] === undefined) {
         characters += this.messagesOf(events[index]!, facts).characters;
         continue;
@@ -670,18 +695,13 @@ export class ContextDraft {
   ): void {
     for (let index = 0; index < selected.length; index += 1) {
       const event = selected[index]!;
-      const facts = this.factsAt(selected, byPlace, index);
+      const facts = this.cache.factsAt(selected, byPlace, index);
       if (facts.compaction || (replaced.size > 0 && replaced.has(event))) continue;
       const handle = facts.handle;
       if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length, facts });
       events.push(event);
       handles.push(handle);
     }
-  }
-
-  // The facts of events[index], from the list by place where there is one (ThreadCache.factsIn).
-  private factsAt(events: readonly Event[], byPlace: readonly Facts[] | undefined, index: number): Facts {
-    return byPlace?.[index] ?? this.cache.factsOf(events[index]!);
   }
 
   /** The trace before the event at `index`, as Trace.before makes it; the shrinks read its thread's handles from the cache. */
@@ -808,7 +828,7 @@ export class ContextDraft {
     for (let index = from; index < events.length; index += 1) {
       starts.push(messages.length);
       const handle = handles[index];
-      const facts = this.factsAt(events, byPlace, index);
+      const facts = this.cache.factsAt(events, byPlace, index);
       if (handle === undefined) {
         for (const message of this.messagesOf(events[index]!, facts).messages) messages.push(message);
         continue;
@@ -989,8 +1009,9 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   const events = trace.events;
   const from = turnStartsOf(events).at(-1) ?? 0;
   const ends: number[] = [];
+  const byPlace = draft.cache.factsIn(events);
   for (let index = from; index < events.length; index += 1)
-    if (draft.cache.factsOf(events[index]!).modelOutput) ends.push(index);
+    if (draft.cache.factsAt(events, byPlace, index).modelOutput) ends.push(index);
   ends.push(events.length);
   const known = draft.cache.passesFor(draft.planningParts(planning.model));
   const kept = new Map<Event, Map<number, ResultStates>>();
@@ -1192,7 +1213,12 @@ function decide(
   if (place === undefined || !(form < (current?.form ?? FULL)))
     return { handle, form, current, result: place?.result, state: null, freed: 0, shortened: 0 };
   const { result, facts } = place;
-  const floors = floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result), view, policy);
+  // Floors that lift to FULL alone lift the same elements whatever the form: a state decided at this call (at this
+  // view) has them already.
+  const floors =
+    current !== undefined && current.call === call && policy.protect.every((floor) => floor.form === FULL)
+      ? current.floors
+      : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result), view, policy);
   const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
   const [was, is] = [draft.result(result, current ?? FULL_SHAPE, facts), draft.result(result, state, facts)];
   const freed = was.length - is.length;
@@ -1273,10 +1299,15 @@ function floorsOf(
   policy: ContextPolicy,
 ): ReadonlyMap<string, Form> {
   let floors: Map<string, Form> | undefined;
-  for (const element of elements) {
+  const protect = policy.protect;
+  // Indexed loops: a pass asks this of every result it shrinks, and an iterator is an object each time.
+  for (let index = 0; index < elements.length; index += 1) {
+    const element = elements[index]!;
     let lifted: Form = STUBBED;
-    for (const floor of policy.protect)
+    for (let at = 0; at < protect.length; at += 1) {
+      const floor = protect[at]!;
       if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
+    }
     if (lifted > form) (floors ??= new Map()).set(element.id, lifted);
   }
   return floors ?? FULL_SHAPE.floors;

@@ -262,20 +262,36 @@ export function shownResult(
   // measures, its elements are measured as it leaves them and copied only when the content is made.
   const dropping = compress === dropText && shaping.measure !== undefined;
   const compressed = dropping ? output : formed(compress, output, limits, tool);
+  const { elements } = output;
+  // The form of each element: the shape's, or its floor's where that is higher; and what each shows as.
+  const forms: Form[] = new Array<Form>(elements.length);
+  let kept = 0;
   let lifted: ToolOutput | null = null;
-  for (const form of shape.floors.values())
-    if (form === FULL && lifted === null) lifted = formed(policy.shortenFor(name, FULL), output, limits, tool);
-  const left: Element[] = [];
-  const textless: boolean[] = [];
-  for (let index = 0; index < output.elements.length; index += 1) {
-    const floor = shape.floors.size === 0 ? undefined : shape.floors.get(output.elements[index]!.id);
-    const form = Math.max(shape.form, floor ?? STUBBED) as Form;
-    if (form === STUBBED) continue;
-    left.push(form === FULL ? lifted!.elements[index]! : compressed.elements[index]!);
-    textless.push(dropping && form === COMPRESSED);
+  // Whether every element shows as recorded: then the result's own list shows (the layout knows it from the full form).
+  let same = true;
+  for (let index = 0; index < elements.length; index += 1) {
+    const floor = shape.floors.size === 0 ? undefined : shape.floors.get(elements[index]!.id);
+    const form = (forms[index] = Math.max(shape.form, floor ?? STUBBED) as Form);
+    if (form === STUBBED) {
+      same = false;
+      continue;
+    }
+    kept += 1;
+    if (form === FULL) lifted ??= formed(policy.shortenFor(name, FULL), output, limits, tool);
+    same &&= (form === FULL ? lifted! : compressed).elements[index] === elements[index];
   }
-  // Copies of their length: a list grown by push keeps room for more, and a shown result is kept with its thread.
-  const leftOver = { elements: left.slice(), textless: textless.includes(true) ? textless.slice() : undefined };
+  // Lists of their length: a list grown by push keeps room for more, and a shown result is kept with its thread.
+  const left = same ? (elements as Element[]) : new Array<Element>(kept);
+  let textless: boolean[] | undefined;
+  kept = 0;
+  for (let index = 0; index < elements.length; index += 1) {
+    const form = forms[index]!;
+    if (form === STUBBED) continue;
+    if (!same) left[kept] = (form === FULL ? lifted! : compressed).elements[index]!;
+    if (dropping && form === COMPRESSED) (textless ??= new Array<boolean>(left.length).fill(false))[kept] = true;
+    kept += 1;
+  }
+  const leftOver = { elements: left, textless };
   const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
   return capped(shape.form === COMPRESSED ? compressed : null, leftOver, line, tool, shaping);
 }

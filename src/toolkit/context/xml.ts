@@ -55,15 +55,15 @@ export function xml(options: XmlOptions = {}): Show {
   // Without an order setting, parts keep arrival order: nothing is sorted.
   const orderOf = order.size === 0 ? null : (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
-  const byNumbering = new WeakMap<Numbering, Map<Element, Made>>();
+  const byNumbering = new WeakMap<Numbering, Pick<RenderContext, "made" | "byNumber">>();
   // The context of the last citation strategy a numbering was shown with: a build shows all with one.
   const contexts = new WeakMap<Numbering, RenderContext>();
   const contextOf = (numbering: Numbering, citations: CitationStrategy | null): RenderContext => {
     let context = contexts.get(numbering);
     if (context === undefined || context.citations !== citations) {
       let made = byNumbering.get(numbering);
-      if (made === undefined) byNumbering.set(numbering, (made = new Map()));
-      context = { fields, tags, order, cite, numbering, citations, made };
+      if (made === undefined) byNumbering.set(numbering, (made = { made: new Map(), byNumber: [] }));
+      context = { fields, tags, order, cite, numbering, citations, ...made, lists: new WeakMap() };
       contexts.set(numbering, context);
     }
     return context;
@@ -109,45 +109,59 @@ interface RenderContext {
   cite: string | null;
   numbering: Numbering;
   citations: CitationStrategy | null;
+  /** The pieces of each element first recorded under its number, by number (1 at 0). */
+  byNumber: (Made | undefined)[];
+  /** The pieces of any other element (a copy that differs from the recorded element in more than its text). */
   made: Map<Element, Made>;
+  /** What measuring each list of several elements found (measuredList). */
+  lists: WeakMap<readonly Element[], MeasuredList>;
 }
 
-/** What an element renders to with one citation strategy: its tag, its opening as a root and as a part, its text. */
+/** What an element renders to with one citation strategy: its number, tag, opening as a root and as a part, text. */
 interface Made {
   citations: CitationStrategy | null;
+  number: number;
   tag: string;
   text: string;
   root: string | undefined;
   part: string | undefined;
 }
 
-// The pieces of an element with one citation strategy, made once. A Source that a Shorten copied with
-// another text (dropText, a cap) shares the tag and openings of the element first recorded under its id.
+// The pieces of an element with one citation strategy, made once: the element first recorded under a number
+// keeps them by that number. A Source that a Shorten copied with another text (dropText, a cap) shares the
+// tag and openings of the element first recorded under its id.
 function madeOf(element: Element, context: RenderContext): Made {
-  let made = context.made.get(element);
+  const number = numberOf(element.id, context.numbering);
+  const recorded = context.numbering.element(number);
+  let made = recorded === element ? context.byNumber[number - 1] : context.made.get(element);
   if (made === undefined || made.citations !== context.citations) {
     const source = Source.is(element);
     const text = source && typeof element.text === "string" ? escapeText(element.text) : "";
-    const recorded = source ? recordedMade(element, context) : undefined;
-    if (recorded !== undefined)
+    const shared = source && recorded !== element ? recordedMade(element, recorded!, number, context) : undefined;
+    if (shared !== undefined)
       // A copy is measured once or twice: its pieces are found again rather than kept beside the recorded element's.
-      return { citations: context.citations, tag: recorded.tag, text, root: recorded.root, part: recorded.part };
+      return { citations: context.citations, number, tag: shared.tag, text, root: shared.root, part: shared.part };
     // Every field at once, the openings made when first asked: one shape, and no property storage added later.
-    made = { citations: context.citations, tag: tagOf(element, context.tags), text, root: undefined, part: undefined };
-    context.made.set(element, made);
+    made = {
+      citations: context.citations,
+      number,
+      tag: tagOf(element, context.tags),
+      text,
+      root: undefined,
+      part: undefined,
+    };
+    if (recorded === element) context.byNumber[number - 1] = made;
+    else context.made.set(element, made);
   }
   return made;
 }
 
-// The pieces of the element first recorded under the id of `element`, when the two differ in their text
-// alone (the same fields, each the same value): the opening of a Source leaves its text out.
-function recordedMade(element: Element, context: RenderContext): Made | undefined {
-  const number = context.numbering.numberOf(element.id);
-  const recorded = number === undefined ? undefined : context.numbering.element(number);
+// The pieces of `recorded`, the element first recorded under the number of `element`, when the two differ in
+// their text alone (the same fields, each the same value): the opening of a Source leaves its text out.
+function recordedMade(element: Element, recorded: Element, number: number, context: RenderContext): Made | undefined {
   // A path the fields setting lists may read the text into an attribute.
-  if (recorded === undefined || recorded === element || nearestKind(context.fields, element) !== undefined)
-    return undefined;
-  const made = context.made.get(recorded);
+  if (nearestKind(context.fields, element) !== undefined) return undefined;
+  const made = context.byNumber[number - 1];
   if (made === undefined || made.citations !== context.citations) return undefined;
   // The same keys (each of the element's in the recorded one, as many of them), each the same value but the text.
   let keys = 0;
@@ -164,7 +178,7 @@ function recordedMade(element: Element, context: RenderContext): Made | undefine
 function openingFor(element: Element, made: Made, nested: boolean, context: RenderContext): string {
   let opening = nested ? made.part : made.root;
   if (opening === undefined) {
-    opening = openingOf(element, made.tag, nested, context);
+    opening = openingOf(element, made, nested, context);
     // A whole with no number yet may have one once more events are numbered: that opening is made again.
     if (nested) made.part = opening;
     else if (element.ref === null || element.ref === undefined || context.numbering.numberOf(element.ref) !== undefined)
@@ -188,25 +202,52 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
 // and so on), without nesting them: each element adds its own pieces, a part a newline before it, each root
 // but the first a newline. The order of parts changes no length, so it is not read.
 function measure(elements: readonly Element[], context: RenderContext, textless?: readonly boolean[]): number {
-  const whole = wholesOf(elements);
-  // Which elements have parts: their pieces close on a line of their own.
-  const parted: boolean[] = [];
-  if (whole !== undefined) for (const at of whole) if (at >= 0) parted[at] = true;
+  const { whole, parted, made: mades } = measuredList(elements, context);
   let length = elements.length === 0 ? 0 : -1;
   for (let index = 0; index < elements.length; index += 1) {
     let element = elements[index]!;
     // A Source without its text opens as the element does (the opening leaves the text out), unless the
     // fields setting may read the text into an attribute: then it is measured as the copy.
     const dropped = textless?.[index] === true && Source.is(element);
-    if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
-    const made = madeOf(element, context);
+    const copied = dropped && nearestKind(context.fields, element) !== undefined;
+    if (copied) element = withoutText(element);
+    let made = copied ? undefined : mades?.[index];
+    if (made === undefined || made.citations !== context.citations) {
+      made = madeOf(element, context);
+      if (!copied && mades !== undefined) mades[index] = made;
+    }
     const opening = openingFor(element, made, whole !== undefined && whole[index]! >= 0, context);
     const tag = made.tag;
     const text = dropped ? "" : made.text;
-    if (parted[index] === true) length += opening.length + text.length + tag.length + 7;
+    if (parted?.[index] === true) length += opening.length + text.length + tag.length + 7;
     else length += text === "" ? opening.length + 4 : opening.length + text.length + tag.length + 6;
   }
   return length;
+}
+
+/** What measuring a list of elements finds of it: which element is part of which, and each element's pieces. */
+interface MeasuredList {
+  whole: number[] | undefined;
+  /** Which elements have parts: their pieces close on a line of their own. */
+  parted: boolean[] | undefined;
+  /** Each element's pieces, by place, once found; undefined for a list measured once (a single element). */
+  made: (Made | undefined)[] | undefined;
+}
+
+// A result's list is measured in each form that keeps every element (full, and compressed by dropText): what
+// the first measure finds of it is kept, so the next reads it by place instead of looking each element up.
+function measuredList(elements: readonly Element[], context: RenderContext): MeasuredList {
+  let list = context.lists.get(elements);
+  if (list === undefined) {
+    const whole = wholesOf(elements);
+    let parted: boolean[] | undefined;
+    if (whole !== undefined)
+      for (let index = 0; index < whole.length; index += 1)
+        if (whole[index]! >= 0) (parted ??= new Array<boolean>(elements.length).fill(false))[whole[index]!] = true;
+    list = { whole, parted, made: elements.length > 1 ? new Array<Made | undefined>(elements.length) : undefined };
+    if (elements.length > 1) context.lists.set(elements, list);
+  }
+  return list;
 }
 
 /**
@@ -214,41 +255,48 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  * is not nested inside it), then each field `fields` shows, or every added field and property. `id`, the
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
  */
-function openingOf(element: Element, tag: string, nested: boolean, context: RenderContext): string {
-  const number = numberOf(element.id, context.numbering);
+function openingOf(element: Element, { number, tag }: Made, nested: boolean, context: RenderContext): string {
   const source = Source.is(element);
-  // The pieces are joined once: the opening is kept as long as its thread, and a string grown by += keeps every piece.
-  const opening = [`${tag} id="${escapeAttribute(String(number))}"`];
-  const used = ["id"];
-  if (context.cite !== null && context.citations !== null && source) {
-    opening.push(` ${context.cite}="${escapeAttribute(context.citations.write(number))}"`);
-    used.push(context.cite);
-  }
+  // A number needs no escaping. The opening is made in one string, flattened once made (flat): it is kept as
+  // long as its thread, and a string grown by += would keep every piece.
+  let opening = `${tag} id="${number}"`;
+  const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
+  if (cite !== undefined) opening += ` ${cite}="${escapeAttribute(context.citations!.write(number))}"`;
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
+  let wholeName: string | undefined;
   if (whole !== undefined) {
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
-    const name = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
-    opening.push(` ${name}="${escapeAttribute(String(whole))}"`);
-    used.push(name);
+    wholeName = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
+    opening += ` ${wholeName}="${whole}"`;
   }
   // The names reserved for the element's own attributes are "id", the cite attribute and those used so far.
+  const used = ["id"];
+  if (cite !== undefined) used.push(cite);
+  if (wholeName !== undefined) used.push(wholeName);
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
     for (const path of Object.keys(listed))
-      opening.push(attribute(listed[path]!, readPath(element, path), context.cite, used));
-    return opening.join("");
+      opening += attribute(listed[path]!, readPath(element, path), context.cite, used);
+    return flat(opening);
   }
-  for (const key of Object.keys(element)) {
-    if (BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-    opening.push(attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used));
+  // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
+  for (const key in element) {
+    if (!Object.hasOwn(element, key) || BASE_FIELDS.has(key) || (key === "text" && source)) continue;
+    opening += attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
   }
   const properties: Record<string, unknown> | null | undefined = element.properties;
   if (properties !== null && properties !== undefined)
     for (const key of Object.keys(properties))
-      opening.push(attribute(attributeName(key), properties[key], context.cite, used));
-  return opening.join("");
+      opening += attribute(attributeName(key), properties[key], context.cite, used);
+  return flat(opening);
+}
+
+// A string made by +=, as one piece: V8 flattens a joined string in place when a character of it is read.
+function flat(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 // One attribute of an opening, " name=\"value\"", or "" for an absent value or a name used already; a
