@@ -125,6 +125,9 @@ interface Made {
   text: string;
   root: string | undefined;
   part: string | undefined;
+  /** The lengths of the openings, where they were measured and not made; -1 until then. */
+  rootLength: number;
+  partLength: number;
 }
 
 // The pieces of an element with one citation strategy, made once: the element first recorded under a number
@@ -140,7 +143,7 @@ function madeOf(element: Element, context: RenderContext): Made {
     const shared = source && recorded !== element ? recordedMade(element, recorded!, number, context) : undefined;
     if (shared !== undefined)
       // A copy is measured once or twice: its pieces are found again rather than kept beside the recorded element's.
-      return { citations: context.citations, number, tag: shared.tag, text, root: shared.root, part: shared.part };
+      return { ...shared, text };
     // Every field at once, the openings made when first asked: one shape, and no property storage added later.
     made = {
       citations: context.citations,
@@ -149,6 +152,8 @@ function madeOf(element: Element, context: RenderContext): Made {
       text,
       root: undefined,
       part: undefined,
+      rootLength: -1,
+      partLength: -1,
     };
     if (recorded === element) context.byNumber[number - 1] = made;
     else context.made.set(element, made);
@@ -178,13 +183,30 @@ function recordedMade(element: Element, recorded: Element, number: number, conte
 function openingFor(element: Element, made: Made, nested: boolean, context: RenderContext): string {
   let opening = nested ? made.part : made.root;
   if (opening === undefined) {
-    opening = openingOf(element, made, nested, context);
-    // A whole with no number yet may have one once more events are numbered: that opening is made again.
+    opening = openingOf(element, made, nested, context, true);
     if (nested) made.part = opening;
-    else if (element.ref === null || element.ref === undefined || context.numbering.numberOf(element.ref) !== undefined)
-      made.root = opening;
+    else if (kept(element, context)) made.root = opening;
   }
   return opening;
+}
+
+// The length of an element's opening as a root or as a part, found once, from the opening where it is made.
+function openingLength(element: Element, made: Made, nested: boolean, context: RenderContext): number {
+  const opening = nested ? made.part : made.root;
+  if (opening !== undefined) return opening.length;
+  let length = nested ? made.partLength : made.rootLength;
+  if (length < 0) {
+    length = openingOf(element, made, nested, context, false);
+    if (nested) made.partLength = length;
+    else if (kept(element, context)) made.rootLength = length;
+  }
+  return length;
+}
+
+// Whether an element's opening as a root holds: a whole with no number yet may have one once more events are
+// numbered, and then the opening is made again.
+function kept(element: Element, context: RenderContext): boolean {
+  return element.ref === null || element.ref === undefined || context.numbering.numberOf(element.ref) !== undefined;
 }
 
 function render(node: Nested, nested: boolean, context: RenderContext): string {
@@ -216,11 +238,11 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
       made = madeOf(element, context);
       if (!copied && mades !== undefined) mades[index] = made;
     }
-    const opening = openingFor(element, made, whole !== undefined && whole[index]! >= 0, context);
+    const opening = openingLength(element, made, whole !== undefined && whole[index]! >= 0, context);
     const tag = made.tag;
     const text = dropped ? "" : made.text;
-    if (parted?.[index] === true) length += opening.length + text.length + tag.length + 7;
-    else length += text === "" ? opening.length + 4 : opening.length + text.length + tag.length + 6;
+    if (parted?.[index] === true) length += opening + text.length + tag.length + 7;
+    else length += text === "" ? opening + 4 : opening + text.length + tag.length + 6;
   }
   return length;
 }
@@ -254,14 +276,30 @@ function measuredList(elements: readonly Element[], context: RenderContext): Mea
  * An element's tag and attributes: its number as `id`, a Source's marker, the whole it is part of (when it
  * is not nested inside it), then each field `fields` shows, or every added field and property. `id`, the
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
+ * Made as text, or only measured (`making` false: most openings are measured for planning and never sent).
  */
-function openingOf(element: Element, { number, tag }: Made, nested: boolean, context: RenderContext): string {
+function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext, making: true): string;
+function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext, making: false): number;
+function openingOf(
+  element: Element,
+  { number, tag }: Made,
+  nested: boolean,
+  context: RenderContext,
+  making: boolean,
+): string | number {
+  // The opening is made in one string, flattened once made (flat): it is kept as long as its thread, and a
+  // string grown by += would keep every piece.
+  let opening = tag;
+  let length = tag.length;
+  const add = (name: string, value: string) => {
+    length += name.length + value.length + 4;
+    if (making) opening += ` ${name}="${value}"`;
+  };
   const source = Source.is(element);
-  // A number needs no escaping. The opening is made in one string, flattened once made (flat): it is kept as
-  // long as its thread, and a string grown by += would keep every piece.
-  let opening = `${tag} id="${number}"`;
+  // A number needs no escaping.
+  add("id", String(number));
   const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
-  if (cite !== undefined) opening += ` ${cite}="${escapeAttribute(context.citations!.write(number))}"`;
+  if (cite !== undefined) add(cite, escapeAttribute(context.citations!.write(number)));
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
   let wholeName: string | undefined;
@@ -269,7 +307,7 @@ function openingOf(element: Element, { number, tag }: Made, nested: boolean, con
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
     wholeName = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
-    opening += ` ${wholeName}="${whole}"`;
+    add(wholeName, String(whole));
   }
   // The names reserved for the element's own attributes are "id", the cite attribute and those used so far.
   const used = ["id"];
@@ -277,36 +315,39 @@ function openingOf(element: Element, { number, tag }: Made, nested: boolean, con
   if (wholeName !== undefined) used.push(wholeName);
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
-    for (const path of Object.keys(listed))
-      opening += attribute(listed[path]!, readPath(element, path), context.cite, used);
-    return flat(opening);
+    for (const path of Object.keys(listed)) attribute(listed[path]!, readPath(element, path), context.cite, used, add);
+  } else {
+    // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
+    for (const key in element) {
+      if (!Object.hasOwn(element, key) || BASE_FIELDS.has(key) || (key === "text" && source)) continue;
+      attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used, add);
+    }
+    const properties: Record<string, unknown> | null | undefined = element.properties;
+    if (properties !== null && properties !== undefined)
+      for (const key of Object.keys(properties))
+        attribute(attributeName(key), properties[key], context.cite, used, add);
   }
-  // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
-  for (const key in element) {
-    if (!Object.hasOwn(element, key) || BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-    opening += attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
-  }
-  const properties: Record<string, unknown> | null | undefined = element.properties;
-  if (properties !== null && properties !== undefined)
-    for (const key of Object.keys(properties))
-      opening += attribute(attributeName(key), properties[key], context.cite, used);
-  return flat(opening);
+  if (!making) return length;
+  // V8 flattens a string joined by += in place when a character of it is read.
+  opening.charCodeAt(0);
+  return opening;
 }
 
-// A string made by +=, as one piece: V8 flattens a joined string in place when a character of it is read.
-function flat(text: string): string {
-  text.charCodeAt(0);
-  return text;
-}
-
-// One attribute of an opening, " name=\"value\"", or "" for an absent value or a name used already; a
-// reserved name ("id", the cite attribute, or one used already) shows as data-<name>. The name shown joins `used`.
-function attribute(name: string, value: unknown, cite: string | null, used: string[]): string {
+// One attribute of an opening, added as name and escaped value, unless its value is absent or its name used
+// already; a reserved name ("id", the cite attribute, or one used already) shows as data-<name>. The name
+// shown joins `used`.
+function attribute(
+  name: string,
+  value: unknown,
+  cite: string | null,
+  used: string[],
+  add: (name: string, value: string) => void,
+): void {
   const text = attributeValue(value);
   const shownName = name === "id" || name === cite || used.includes(name) ? `data-${name}` : name;
-  if (text === undefined || used.includes(shownName)) return "";
+  if (text === undefined || used.includes(shownName)) return;
   used.push(shownName);
-  return ` ${shownName}="${escapeAttribute(text)}"`;
+  add(shownName, escapeAttribute(text));
 }
 
 function tagOf(element: Element, tags: ByType<string>): string {
