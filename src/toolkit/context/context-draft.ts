@@ -151,14 +151,6 @@ interface Rendered {
 class NotingNumbering extends Numbering {
   missed = false;
 
-  // Only inputs and results hold elements: the kind the other readers of the thread need is read here too.
-  override append(events: readonly Event[]): void {
-    for (const event of events) {
-      const { input, result } = kindOf(event);
-      if (input || result) super.append([event]);
-    }
-  }
-
   override numberOf(id: string): number | undefined {
     const number = super.numberOf(id);
     if (number === undefined) this.missed = true;
@@ -372,8 +364,7 @@ export class ThreadCache {
     return byPlace?.[index] ?? this.factsOf(events[index]!);
   }
 
-  private newFacts(event: Event): Facts {
-    const kind = kindOf(event);
+  private newFacts(event: Event, kind: EventKind = kindOf(event)): Facts {
     const callId = kind.result ? (event as ToolOutput).callId : null;
     // Every field at once: one shape for every record, and no property storage added to each later.
     return {
@@ -439,11 +430,14 @@ export class ThreadCache {
     for (let index = from; index < events.length; index += 1) {
       const event = events[index]!;
       one[0] = event;
-      this.numbering.append(one);
-      this.handles.append(one);
-      this.recordings.append(one);
+      // Each reader is handed only the events it reads: the kind is read once, here.
+      const kind = kindOf(event);
+      // Only inputs and results hold elements, only results have handles, and only they and model outputs record.
+      if (kind.input || kind.result) this.numbering.append(one);
+      if (kind.result) this.handles.append(one);
+      if (kind.result || kind.modelOutput) this.recordings.append(one);
       // An event asked about alone before it was read keeps its facts.
-      this.factsByPlace.push((this.facts.size === 0 ? undefined : this.facts.get(event)) ?? this.newFacts(event));
+      this.factsByPlace.push((this.facts.size === 0 ? undefined : this.facts.get(event)) ?? this.newFacts(event, kind));
     }
   }
 }
