@@ -287,19 +287,12 @@ function openingOf(
   context: RenderContext,
   making: boolean,
 ): string | number {
-  // The opening is made in one string, flattened once made (flat): it is kept as long as its thread, and a
-  // string grown by += would keep every piece.
-  let opening = tag;
-  let length = tag.length;
-  const add = (name: string, value: string) => {
-    length += name.length + value.length + 4;
-    if (making) opening += ` ${name}="${value}"`;
-  };
+  const opening = new Opening(tag, making);
   const source = Source.is(element);
   // A number needs no escaping.
-  add("id", String(number));
+  opening.add("id", String(number));
   const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
-  if (cite !== undefined) add(cite, escapeAttribute(context.citations!.write(number)));
+  if (cite !== undefined) opening.add(cite, escapeAttribute(context.citations!.write(number)));
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
   let wholeName: string | undefined;
@@ -307,47 +300,68 @@ function openingOf(
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
     wholeName = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
-    add(wholeName, String(whole));
+    opening.add(wholeName, String(whole));
   }
-  // The names reserved for the element's own attributes are "id", the cite attribute and those used so far.
-  const used = ["id"];
-  if (cite !== undefined) used.push(cite);
+  // The names reserved for the element's own attributes are "id", the cite attribute and those used so far (a
+  // list made at its length: one grown from one entry keeps room for seventeen).
+  const used = cite === undefined ? ["id"] : ["id", cite];
   if (wholeName !== undefined) used.push(wholeName);
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
-    for (const path of Object.keys(listed)) attribute(listed[path]!, readPath(element, path), context.cite, used, add);
+    for (const path of Object.keys(listed))
+      opening.attribute(listed[path]!, readPath(element, path), context.cite, used);
   } else {
     // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
     for (const key in element) {
       if (!Object.hasOwn(element, key) || BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-      attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used, add);
+      opening.attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
     }
     const properties: Record<string, unknown> | null | undefined = element.properties;
     if (properties !== null && properties !== undefined)
       for (const key of Object.keys(properties))
-        attribute(attributeName(key), properties[key], context.cite, used, add);
+        opening.attribute(attributeName(key), properties[key], context.cite, used);
   }
-  if (!making) return length;
-  // V8 flattens a string joined by += in place when a character of it is read.
-  opening.charCodeAt(0);
-  return opening;
+  return making ? opening.made() : opening.length;
 }
 
-// One attribute of an opening, added as name and escaped value, unless its value is absent or its name used
-// already; a reserved name ("id", the cite attribute, or one used already) shows as data-<name>. The name
-// shown joins `used`.
-function attribute(
-  name: string,
-  value: unknown,
-  cite: string | null,
-  used: string[],
-  add: (name: string, value: string) => void,
-): void {
-  const text = attributeValue(value);
-  const shownName = name === "id" || name === cite || used.includes(name) ? `data-${name}` : name;
-  if (text === undefined || used.includes(shownName)) return;
-  used.push(shownName);
-  add(shownName, escapeAttribute(text));
+/** An opening as its attributes are added: its text (when it is made) and its length. */
+class Opening {
+  text: string;
+  length: number;
+
+  constructor(
+    tag: string,
+    private readonly making: boolean,
+  ) {
+    this.text = tag;
+    this.length = tag.length;
+  }
+
+  add(name: string, value: string): void {
+    this.length += name.length + value.length + 4;
+    if (this.making) this.text += ` ${name}="${value}"`;
+  }
+
+  /**
+   * Add one attribute, unless its value is absent or its name used already; a reserved name ("id", the cite
+   * attribute, or one used already) shows as data-<name>. The name shown joins `used`.
+   */
+  attribute(name: string, value: unknown, cite: string | null, used: string[]): void {
+    const text = attributeValue(value);
+    const shownName = name === "id" || name === cite || used.includes(name) ? `data-${name}` : name;
+    if (text === undefined || used.includes(shownName)) return;
+    used.push(shownName);
+    this.add(shownName, escapeAttribute(text));
+  }
+
+  /**
+   * The text, as one piece: it is kept as long as its thread, and a string grown by += would keep every piece
+   * (V8 flattens it in place when a character of it is read).
+   */
+  made(): string {
+    this.text.charCodeAt(0);
+    return this.text;
+  }
 }
 
 function tagOf(element: Element, tags: ByType<string>): string {
