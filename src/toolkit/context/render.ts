@@ -267,7 +267,7 @@ export function shownResult(
   const forms: Form[] = new Array<Form>(elements.length);
   let kept = 0;
   let lifted: ToolOutput | null = null;
-  // Whether every element shows as recorded: then the result's own list shows (the layout knows it from the full form).
+  // Whether every element shows as recorded: then the result's own list shows, and no copy of it is kept.
   let same = true;
   for (let index = 0; index < elements.length; index += 1) {
     const floor = shape.floors.size === 0 ? undefined : shape.floors.get(elements[index]!.id);

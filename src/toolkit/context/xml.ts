@@ -63,7 +63,7 @@ export function xml(options: XmlOptions = {}): Show {
     if (context === undefined || context.citations !== citations) {
       let made = byNumbering.get(numbering);
       if (made === undefined) byNumbering.set(numbering, (made = { made: new Map(), byNumber: [] }));
-      context = { fields, tags, order, cite, numbering, citations, ...made, lists: new WeakMap() };
+      context = { fields, tags, order, cite, numbering, citations, ...made };
       contexts.set(numbering, context);
     }
     return context;
@@ -113,8 +113,6 @@ interface RenderContext {
   byNumber: (Made | undefined)[];
   /** The pieces of any other element (a copy that differs from the recorded element in more than its text). */
   made: Map<Element, Made>;
-  /** What measuring each list of several elements found (measuredList). */
-  lists: WeakMap<readonly Element[], MeasuredList>;
 }
 
 /** What an element renders to with one citation strategy: its number, tag, opening as a root and as a part, text. */
@@ -224,20 +222,20 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
 // and so on), without nesting them: each element adds its own pieces, a part a newline before it, each root
 // but the first a newline. The order of parts changes no length, so it is not read.
 function measure(elements: readonly Element[], context: RenderContext, textless?: readonly boolean[]): number {
-  const { whole, parted, made: mades } = measuredList(elements, context);
+  const whole = wholesOf(elements);
+  // Which elements have parts: their pieces close on a line of their own.
+  let parted: boolean[] | undefined;
+  if (whole !== undefined)
+    for (let index = 0; index < whole.length; index += 1)
+      if (whole[index]! >= 0) (parted ??= new Array<boolean>(elements.length).fill(false))[whole[index]!] = true;
   let length = elements.length === 0 ? 0 : -1;
   for (let index = 0; index < elements.length; index += 1) {
     let element = elements[index]!;
     // A Source without its text opens as the element does (the opening leaves the text out), unless the
     // fields setting may read the text into an attribute: then it is measured as the copy.
     const dropped = textless?.[index] === true && Source.is(element);
-    const copied = dropped && nearestKind(context.fields, element) !== undefined;
-    if (copied) element = withoutText(element);
-    let made = copied ? undefined : mades?.[index];
-    if (made === undefined || made.citations !== context.citations) {
-      made = madeOf(element, context);
-      if (!copied && mades !== undefined) mades[index] = made;
-    }
+    if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
+    const made = madeOf(element, context);
     const opening = openingLength(element, made, whole !== undefined && whole[index]! >= 0, context);
     const tag = made.tag;
     const text = dropped ? "" : made.text;
@@ -245,31 +243,6 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
     else length += text === "" ? opening + 4 : opening + text.length + tag.length + 6;
   }
   return length;
-}
-
-/** What measuring a list of elements finds of it: which element is part of which, and each element's pieces. */
-interface MeasuredList {
-  whole: number[] | undefined;
-  /** Which elements have parts: their pieces close on a line of their own. */
-  parted: boolean[] | undefined;
-  /** Each element's pieces, by place, once found; undefined for a list measured once (a single element). */
-  made: (Made | undefined)[] | undefined;
-}
-
-// A result's list is measured in each form that keeps every element (full, and compressed by dropText): what
-// the first measure finds of it is kept, so the next reads it by place instead of looking each element up.
-function measuredList(elements: readonly Element[], context: RenderContext): MeasuredList {
-  let list = context.lists.get(elements);
-  if (list === undefined) {
-    const whole = wholesOf(elements);
-    let parted: boolean[] | undefined;
-    if (whole !== undefined)
-      for (let index = 0; index < whole.length; index += 1)
-        if (whole[index]! >= 0) (parted ??= new Array<boolean>(elements.length).fill(false))[whole[index]!] = true;
-    list = { whole, parted, made: elements.length > 1 ? new Array<Made | undefined>(elements.length) : undefined };
-    if (elements.length > 1) context.lists.set(elements, list);
-  }
-  return list;
 }
 
 /**
