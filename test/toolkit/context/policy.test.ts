@@ -22,7 +22,9 @@ import {
   Compress,
   ContextFullError,
   ContextPolicy,
+  Floor,
   Forms,
+  FULL,
   MessageBuilder,
   ModelLimits,
   Share,
@@ -30,6 +32,7 @@ import {
   STUBBED,
   Stub,
   Tokens,
+  cited,
   turns,
   type ContextPolicyOptions,
   type Shorten,
@@ -92,6 +95,51 @@ describe("the policy of a MessageBuilder with limits", () => {
       '[r1: result left out to save space]\n<chunk id="3" cite="[3]" doc="1">a1w0 a1w1 a1w2 a1w3 a1w4 a1w5 a1w6 a1w7 a1w8 a1w9 a1w10 a1w11</chunk>',
     );
     expect(r2).toBe("[r2: result left out to save space]");
+  });
+
+  it("stubs a result that a shrink compressed at the same call with the elements that floors keep, in their forms", () => {
+    // A floor that lifts to COMPRESSED keeps its element in the stub, though not above the compressed form.
+    const keepsA2 = new Floor((element) => element.id === "a#2", COMPRESSED);
+    const policy = {
+      ...SMALL,
+      shrink: [Compress(turns.slice(0, -1)), Stub(turns.slice(0, -1))],
+      protect: [new Floor(cited, FULL), keepsA2],
+    };
+    const [r1] = results(builder(policy).build(threeTurns().trace()).request.messages);
+    expect(r1).toBe(
+      '[r1: result left out to save space]\n<chunk id="3" cite="[3]" doc="1">a1w0 a1w1 a1w2 a1w3 a1w4 a1w5 a1w6 a1w7 a1w8 a1w9 a1w10 a1w11</chunk>\n<chunk id="4" cite="[4]" doc="1"/>',
+    );
+  });
+
+  it("stubs a result compressed at an earlier call of the turn with the floors that hold at the stub's call", () => {
+    // The floor applies only from the turn's second call on: the stub at that call keeps a#2, the compress at the
+    // first did not.
+    const late = new Floor((element, _tool, before) => before.events.length >= 10 && element.id === "a#2", FULL);
+    const policy = {
+      ...SMALL,
+      shrink: [Compress(turns.slice(0, -1)), Stub(turns.slice(0, -1), { when: new Tokens(1_000) })],
+      protect: [late],
+    };
+    const conversation = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 8))
+      .answer("A.")
+      .ask("two")
+      .search("b", documentOf("b", 8))
+      .answer("B.")
+      .ask("three")
+      .search("c", documentOf("c", 3, 400))
+      .search("d", documentOf("d", 1));
+    const made = builder(policy);
+    const [r1] = results(made.build(conversation.trace()).request.messages);
+    expect(r1).toBe(
+      '[r1: result left out to save space]\n<chunk id="4" cite="[4]" doc="1">a2w0 a2w1 a2w2 a2w3 a2w4 a2w5 a2w6 a2w7 a2w8 a2w9 a2w10 a2w11</chunk>',
+    );
+    // The stub was made at the turn's second call: five model calls before it (the turn's first has four).
+    expect(made.explain(conversation.trace()).find((shrunk) => shrunk.result === "r1")).toMatchObject({
+      form: STUBBED,
+      at: 5,
+    });
   });
 
   it("leaves the context as it is while it is not over startAt", () => {
