@@ -181,7 +181,7 @@ function recordedMade(element: Element, recorded: Element, number: number, conte
 function openingFor(element: Element, made: Made, nested: boolean, context: RenderContext): string {
   let opening = nested ? made.part : made.root;
   if (opening === undefined) {
-    opening = openingOf(element, made, nested, context, true);
+    opening = openingOf(element, made, nested, context);
     if (nested) made.part = opening;
     else if (kept(element, context)) made.root = opening;
   }
@@ -194,7 +194,7 @@ function openingLength(element: Element, made: Made, nested: boolean, context: R
   if (opening !== undefined) return opening.length;
   let length = nested ? made.partLength : made.rootLength;
   if (length < 0) {
-    length = openingOf(element, made, nested, context, false);
+    length = openingLengthOf(element, made, nested, context);
     if (nested) made.partLength = length;
     else if (kept(element, context)) made.rootLength = length;
   }
@@ -249,92 +249,74 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  * An element's tag and attributes: its number as `id`, a Source's marker, the whole it is part of (when it
  * is not nested inside it), then each field `fields` shows, or every added field and property. `id`, the
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
- * Made as text, or only measured (`making` false: most openings are measured for planning and never sent).
  */
-function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext, making: true): string;
-function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext, making: false): number;
-function openingOf(
-  element: Element,
-  { number, tag }: Made,
-  nested: boolean,
-  context: RenderContext,
-  making: boolean,
-): string | number {
-  const opening = new Opening(tag, making);
+function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext): string {
+  const pairs = attributesOf(element, made, nested, context);
+  let opening = made.tag;
+  for (let index = 0; index < pairs.length; index += 2) opening += ` ${pairs[index]}="${pairs[index + 1]}"`;
+  // One piece: the opening is kept as long as its thread, and a string grown by += would keep every piece
+  // (V8 flattens it in place when a character of it is read).
+  opening.charCodeAt(0);
+  return opening;
+}
+
+/** The length of openingOf's opening, found without making it: most openings are measured to plan and never sent. */
+function openingLengthOf(element: Element, made: Made, nested: boolean, context: RenderContext): number {
+  const pairs = attributesOf(element, made, nested, context);
+  let length = made.tag.length;
+  for (let index = 0; index < pairs.length; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
+  return length;
+}
+
+// The attributes of the opening found last, as name and escaped value, one after the other: one list, read
+// before the next opening is found and never kept.
+const pairs: string[] = [];
+
+// The attributes of an element's opening, in order (see openingOf), in `pairs`.
+function attributesOf(element: Element, { number }: Made, nested: boolean, context: RenderContext): string[] {
+  pairs.length = 0;
   const source = Source.is(element);
   // A number needs no escaping.
-  opening.add("id", String(number));
+  pairs.push("id", String(number));
   const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
-  if (cite !== undefined) opening.add(cite, escapeAttribute(context.citations!.write(number)));
+  if (cite !== undefined) pairs.push(cite, escapeAttribute(context.citations!.write(number)));
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
-  let wholeName: string | undefined;
   if (whole !== undefined) {
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
-    wholeName = wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags);
-    opening.add(wholeName, String(whole));
+    pairs.push(wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole));
   }
-  // The names reserved for the element's own attributes are "id", the cite attribute and those used so far (a
-  // list made at its length: one grown from one entry keeps room for seventeen).
-  const used = cite === undefined ? ["id"] : ["id", cite];
-  if (wholeName !== undefined) used.push(wholeName);
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
-    for (const path of Object.keys(listed))
-      opening.attribute(listed[path]!, readPath(element, path), context.cite, used);
-  } else {
-    // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
-    for (const key in element) {
-      if (!Object.hasOwn(element, key) || BASE_FIELDS.has(key) || (key === "text" && source)) continue;
-      opening.attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite, used);
-    }
-    const properties: Record<string, unknown> | null | undefined = element.properties;
-    if (properties !== null && properties !== undefined)
-      for (const key of Object.keys(properties))
-        opening.attribute(attributeName(key), properties[key], context.cite, used);
+    for (const path of Object.keys(listed)) attribute(listed[path]!, readPath(element, path), context.cite);
+    return pairs;
   }
-  return making ? opening.made() : opening.length;
+  // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
+  for (const key in element) {
+    if (!Object.hasOwn(element, key) || BASE_FIELDS.has(key) || (key === "text" && source)) continue;
+    attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite);
+  }
+  const properties: Record<string, unknown> | null | undefined = element.properties;
+  if (properties !== null && properties !== undefined)
+    for (const key of Object.keys(properties)) attribute(attributeName(key), properties[key], context.cite);
+  return pairs;
 }
 
-/** An opening as its attributes are added: its text (when it is made) and its length. */
-class Opening {
-  text: string;
-  length: number;
+// Add one attribute to `pairs`, unless its value is absent or its name used already. The names reserved for
+// the element's own attributes are "id", the cite attribute and those used so far: such a name shows as
+// data-<name>.
+function attribute(name: string, value: unknown, cite: string | null): void {
+  const text = attributeValue(value);
+  const shownName = name === "id" || name === cite || used(name) ? `data-${name}` : name;
+  if (text === undefined || used(shownName)) return;
+  pairs.push(shownName, escapeAttribute(text));
+}
 
-  constructor(
-    tag: string,
-    private readonly making: boolean,
-  ) {
-    this.text = tag;
-    this.length = tag.length;
-  }
-
-  add(name: string, value: string): void {
-    this.length += name.length + value.length + 4;
-    if (this.making) this.text += ` ${name}="${value}"`;
-  }
-
-  /**
-   * Add one attribute, unless its value is absent or its name used already; a reserved name ("id", the cite
-   * attribute, or one used already) shows as data-<name>. The name shown joins `used`.
-   */
-  attribute(name: string, value: unknown, cite: string | null, used: string[]): void {
-    const text = attributeValue(value);
-    const shownName = name === "id" || name === cite || used.includes(name) ? `data-${name}` : name;
-    if (text === undefined || used.includes(shownName)) return;
-    used.push(shownName);
-    this.add(shownName, escapeAttribute(text));
-  }
-
-  /**
-   * The text, as one piece: it is kept as long as its thread, and a string grown by += would keep every piece
-   * (V8 flattens it in place when a character of it is read).
-   */
-  made(): string {
-    this.text.charCodeAt(0);
-    return this.text;
-  }
+// Whether an attribute of the opening found now has this name.
+function used(name: string): boolean {
+  for (let index = 0; index < pairs.length; index += 2) if (pairs[index] === name) return true;
+  return false;
 }
 
 function tagOf(element: Element, tags: ByType<string>): string {
