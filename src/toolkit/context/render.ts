@@ -263,7 +263,7 @@ export function shownResult(
   const dropping = compress === dropText && shaping.measure !== undefined;
   const compressed = dropping ? output : formed(compress, output, limits, tool);
   const { elements } = output;
-  // The form of each element: the shape's, or its floor's where that is higher; and what each shows as.
+  // The form of each element: the shape's, or its floor's where that is higher.
   const forms: Form[] = new Array<Form>(elements.length);
   let kept = 0;
   let lifted: ToolOutput | null = null;
