@@ -319,7 +319,7 @@ searches, so the builder works the forms out at three calls.
 - **cold** is a new builder's first build of the trace.
 - **warm** is the same builder's next build, after one more event (the running turn's last result) is
   appended (the trace grown by it, \`Trace.with\`, as a worker tops up the trace it keeps): the builder keeps what it rendered of the thread (each event's messages, each result as each
-  Shorten made it, each element's xml opening as a root and as a part and its escaped text, the length of
+  Shorten made it, each element's xml opening (or its length, where only measured) as a root and as a part and its escaped text, the length of
   each result in each form it was measured in, numbers, handles, the shrink pass at each call, and the
   messages it laid out last), so it renders only the new event, plans only the new call, and lays out
   only what follows the first event or result whose shape changed. The builders that \`forTurn\` makes
@@ -353,7 +353,7 @@ which also checks that the builders of several turns send a new builder's reques
 turn gives, and that the next turn's builder renders only what is new).
 
 Forms are planned from lengths: the xml layout sums a result's length from each element's kept pieces
-(the opening, the escaped text, the closing tag, the newlines between them), and the result's text is made
+(the opening's length, the escaped text, the closing tag, the newlines between them), and the result's text is made
 only for the form that is sent (test/toolkit/context/measure.test.ts checks each length against the text
 made in full). A Source that a Shorten copies with another text (a cap) takes the opening of the element
 recorded under its id; the default compressed form (dropText) is measured from the recorded elements without
