@@ -163,6 +163,26 @@ export const COMPRESSED_LINE = "[{handle}: text left out to save space]";
 /** The line of a stubbed result; {handle} becomes its handle. */
 export const STUBBED_LINE = "[{handle}: result left out to save space]";
 
+// A handle line is made only when its result's content is read: planning measures most forms and sends few,
+// so the length is summed from the template (its characters but "{handle}", and a handle for each).
+interface HandleLine {
+  template: string;
+  fixed: number;
+  handles: number;
+}
+
+function handleLineOf(template: string): HandleLine {
+  const handles = template.split("{handle}").length - 1;
+  return { template, fixed: template.length - handles * "{handle}".length, handles };
+}
+
+const COMPRESSED_HANDLE_LINE = handleLineOf(COMPRESSED_LINE);
+const STUBBED_HANDLE_LINE = handleLineOf(STUBBED_LINE);
+
+function handleLine(line: HandleLine, handle: string): string {
+  return line.template.replaceAll("{handle}", handle);
+}
+
 /** A result's form and the forms that floors lifted its elements to, by element id. */
 export interface ResultShape {
   form: Form;
@@ -211,13 +231,17 @@ class LaterResult implements ShownResult {
     readonly shortened: boolean,
     private readonly parts: ToolOutput | null,
     private readonly elements: Shown,
-    private readonly line: string | null,
+    private readonly line: HandleLine | null,
+    private readonly handle: string,
     private readonly tool: string | null,
     private readonly show: Shaping["show"],
   ) {}
 
   get content(): string {
-    this.made ??= withLine(this.line, body(this.parts, madeElements(this.elements), this.tool, this.show));
+    this.made ??= withLine(
+      this.line === null ? null : handleLine(this.line, this.handle),
+      body(this.parts, madeElements(this.elements), this.tool, this.show),
+    );
     return this.made;
   }
 }
@@ -255,7 +279,7 @@ export function shownResult(
   const formed = shaping.formed ?? shortened;
   if (shape.form === FULL) {
     const full = formed(policy.shortenFor(name, FULL), output, limits, tool);
-    return capped(full, { elements: full.elements, textless: undefined }, null, tool, shaping);
+    return capped(full, { elements: full.elements, textless: undefined }, null, handle, tool, shaping);
   }
   const compress = policy.shortenFor(name, COMPRESSED);
   // dropText keeps the result's text, data and error, and each element but a Source's text: where the layout
@@ -292,8 +316,8 @@ export function shownResult(
     kept += 1;
   }
   const leftOver = { elements: left, textless };
-  const line = (shape.form === COMPRESSED ? COMPRESSED_LINE : STUBBED_LINE).replaceAll("{handle}", handle);
-  return capped(shape.form === COMPRESSED ? compressed : null, leftOver, line, tool, shaping);
+  const line = shape.form === COMPRESSED ? COMPRESSED_HANDLE_LINE : STUBBED_HANDLE_LINE;
+  return capped(shape.form === COMPRESSED ? compressed : null, leftOver, line, handle, tool, shaping);
 }
 
 function shown(elements: readonly Element[], tool: string | null, show: Shaping["show"]): string {
@@ -315,7 +339,8 @@ function withLine(line: string | null, cut: string): string {
 function capped(
   parts: ToolOutput | null,
   left: Shown,
-  line: string | null,
+  line: HandleLine | null,
+  handle: string,
   tool: string | null,
   shaping: Shaping,
 ): ShownResult {
@@ -325,13 +350,14 @@ function capped(
     const shownLength = left.elements.length === 0 ? 0 : measure(left.elements, tool, left.textless);
     const bodyLength = parts === null ? shownLength : contentLength(parts, shownLength);
     if (limit === null || limits === null || limits.estimate(bodyLength) <= limit.count) {
-      const length = line === null ? bodyLength : bodyLength === 0 ? line.length : line.length + 1 + bodyLength;
-      return new LaterResult(length, line !== null, parts, left, line, tool, show);
+      const lineLength = line === null ? 0 : line.fixed + line.handles * handle.length;
+      const length = line === null ? bodyLength : bodyLength === 0 ? lineLength : lineLength + 1 + bodyLength;
+      return new LaterResult(length, line !== null, parts, left, line, handle, tool, show);
     }
   }
   const made = body(parts, madeElements(left), tool, show);
   const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
-  return madeResult(withLine(line, cut), line !== null || cut !== made);
+  return madeResult(withLine(line === null ? null : handleLine(line, handle), cut), line !== null || cut !== made);
 }
 
 /** The length of resultContent(output, shown) for a shown text of `shownLength`, without making either. */

@@ -251,9 +251,9 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
  */
 function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext): string {
-  const pairs = attributesOf(element, made, nested, context);
+  const count = attributesOf(element, made, nested, context);
   let opening = made.tag;
-  for (let index = 0; index < pairs.length; index += 2) opening += ` ${pairs[index]}="${pairs[index + 1]}"`;
+  for (let index = 0; index < count; index += 2) opening += ` ${pairs[index]}="${pairs[index + 1]}"`;
   // One piece: the opening is kept as long as its thread, and a string grown by += would keep every piece
   // (V8 flattens it in place when a character of it is read).
   opening.charCodeAt(0);
@@ -262,35 +262,43 @@ function openingOf(element: Element, made: Made, nested: boolean, context: Rende
 
 /** The length of openingOf's opening, found without making it: most openings are measured to plan and never sent. */
 function openingLengthOf(element: Element, made: Made, nested: boolean, context: RenderContext): number {
-  const pairs = attributesOf(element, made, nested, context);
+  const count = attributesOf(element, made, nested, context);
   let length = made.tag.length;
-  for (let index = 0; index < pairs.length; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
+  for (let index = 0; index < count; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
   return length;
 }
 
 // The attributes of the opening found last, as name and escaped value, one after the other: one list, read
-// before the next opening is found and never kept.
+// before the next opening is found and never kept. Its first `paired` entries are the opening's: the list is
+// written over, not emptied (an emptied array gives its storage back, and the next opening grows it again).
 const pairs: string[] = [];
+let paired = 0;
 
-// The attributes of an element's opening, in order (see openingOf), in `pairs`.
-function attributesOf(element: Element, { number }: Made, nested: boolean, context: RenderContext): string[] {
-  pairs.length = 0;
+function pair(name: string, value: string): void {
+  pairs[paired] = name;
+  pairs[paired + 1] = value;
+  paired += 2;
+}
+
+// The attributes of an element's opening, in order (see openingOf), as the first entries of `pairs`: their count.
+function attributesOf(element: Element, { number }: Made, nested: boolean, context: RenderContext): number {
+  paired = 0;
   const source = Source.is(element);
   // A number needs no escaping.
-  pairs.push("id", String(number));
+  pair("id", String(number));
   const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
-  if (cite !== undefined) pairs.push(cite, escapeAttribute(context.citations!.write(number)));
+  if (cite !== undefined) pair(cite, escapeAttribute(context.citations!.write(number)));
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
   if (whole !== undefined) {
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
-    pairs.push(wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole));
+    pair(wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole));
   }
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
     for (const path of Object.keys(listed)) attribute(listed[path]!, readPath(element, path), context.cite);
-    return pairs;
+    return paired;
   }
   // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
   for (const key in element) {
@@ -300,7 +308,7 @@ function attributesOf(element: Element, { number }: Made, nested: boolean, conte
   const properties: Record<string, unknown> | null | undefined = element.properties;
   if (properties !== null && properties !== undefined)
     for (const key of Object.keys(properties)) attribute(attributeName(key), properties[key], context.cite);
-  return pairs;
+  return paired;
 }
 
 // Add one attribute to `pairs`, unless its value is absent or its name used already. The names reserved for
@@ -310,12 +318,12 @@ function attribute(name: string, value: unknown, cite: string | null): void {
   const text = attributeValue(value);
   const shownName = name === "id" || name === cite || used(name) ? `data-${name}` : name;
   if (text === undefined || used(shownName)) return;
-  pairs.push(shownName, escapeAttribute(text));
+  pair(shownName, escapeAttribute(text));
 }
 
 // Whether an attribute of the opening found now has this name.
 function used(name: string): boolean {
-  for (let index = 0; index < pairs.length; index += 2) if (pairs[index] === name) return true;
+  for (let index = 0; index < paired; index += 2) if (pairs[index] === name) return true;
   return false;
 }
 
