@@ -119,6 +119,8 @@ interface RenderContext {
 interface Made {
   citations: CitationStrategy | null;
   number: number;
+  /** Whether the element is a Source: its opening holds a cite marker, and its text follows it. */
+  source: boolean;
   tag: string;
   text: string;
   root: string | undefined;
@@ -146,6 +148,7 @@ function madeOf(element: Element, context: RenderContext): Made {
     made = {
       citations: context.citations,
       number,
+      source,
       tag: tagOf(element, context.tags),
       text,
       root: undefined,
@@ -281,9 +284,8 @@ function pair(name: string, value: string): void {
 }
 
 // The attributes of an element's opening, in order (see openingOf), as the first entries of `pairs`: their count.
-function attributesOf(element: Element, { number }: Made, nested: boolean, context: RenderContext): number {
+function attributesOf(element: Element, { number, source }: Made, nested: boolean, context: RenderContext): number {
   paired = 0;
-  const source = Source.is(element);
   // A number needs no escaping.
   pair("id", String(number));
   const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
@@ -370,8 +372,9 @@ const NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
 
 /** Escape a text so it never reads as a tag: &, < and >. */
 export function escapeText(text: string): string {
-  // Most texts hold none of the three: a test is cheaper than three replaces.
-  if (!TEXT_SPECIAL.test(text)) return text;
+  // Most texts hold none of the three: three searches for one character each are cheaper than three replaces,
+  // and than a regular expression's test (a build scans every passage's text once).
+  if (text.indexOf("&") < 0 && text.indexOf("<") < 0 && text.indexOf(">") < 0) return text;
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
@@ -381,7 +384,6 @@ export function escapeAttribute(value: string): string {
   return escapeText(value).replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
-const TEXT_SPECIAL = /[&<>]/;
 const ATTRIBUTE_SPECIAL = /[&<>"']/;
 
 /** Refuse a configured tag or attribute name that is not a valid XML name. */

@@ -205,6 +205,17 @@ describe("xml", () => {
     );
   });
 
+  it("escapes a text that holds only one of &, < and >", () => {
+    for (const [text, escaped] of [
+      ["fish & chips", "fish &amp; chips"],
+      ["a < b", "a &lt; b"],
+      ["a > b", "a &gt; b"],
+    ] as const) {
+      const part = Passage({ id: "p", text });
+      expect(shown([part])).toBe(`<passage id="1" cite="[1]">${escaped}</passage>`);
+    }
+  });
+
   it("refuses a path in fields or order that does not start with a field of its type", () => {
     expect(() => xml({ fields: new Map([[Document, { titel: "title" }]]) })).toThrow(ValueError);
     expect(() => xml({ order: new Map([[Passage, "chunkIndex"]]) })).toThrow(/does not start with one of its fields/);
