@@ -21,6 +21,13 @@ export interface Kind<T extends { type: string }> {
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
+let declared = 0;
+
+/** How many kinds were declared so far: what was found of a type name holds until another kind is declared. */
+export function kindsDeclared(): number {
+  return declared;
+}
+
 /** Declare a kind: checks the name, and registers it with each ancestor so that `is` sees subtypes. */
 export function declareKind<T extends { type: string }>(
   name: string,
@@ -29,6 +36,7 @@ export function declareKind<T extends { type: string }>(
 ): Kind<T> {
   if (!KEBAB.test(name)) throw new ValueError(`Type name "${name}" is not kebab case (such as "model-output").`);
   const names = new Set<string>([name]);
+  declared += 1;
   for (let ancestor = parent; ancestor; ancestor = ancestor.parent) {
     (ancestor.names as Set<string>).add(name);
   }

@@ -735,8 +735,8 @@ export class ContextDraft {
   }
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */
-  toolOf(event: ToolOutput): string | null {
-    return Reopened.is(event) && this.settings.policy.reopen !== null
+  toolOf(event: ToolOutput, facts?: Facts): string | null {
+    return (facts === undefined ? Reopened.is(event) : facts.reopened) && this.settings.policy.reopen !== null
       ? this.settings.policy.reopen.name
       : this.cache.recordings.toolOf(event.callId);
   }
@@ -747,7 +747,7 @@ export class ContextDraft {
     const key = shapeKey(shape);
     let made = byShape.get(key);
     if (made === undefined) {
-      made = shownResult(this.output(event, facts), this.toolOf(event), facts.handle ?? "", shape, this.shaping);
+      made = shownResult(this.output(event, facts), this.toolOf(event, facts), facts.handle ?? "", shape, this.shaping);
       byShape.set(key, made);
     }
     return made;
@@ -1212,7 +1212,7 @@ function decide(
   const floors =
     current !== undefined && current.call === call && policy.protect.every((floor) => floor.form === FULL)
       ? current.floors
-      : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result), view, policy);
+      : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
   const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
   const [was, is] = [draft.result(result, current ?? FULL_SHAPE, facts), draft.result(result, state, facts)];
   const freed = was.length - is.length;

@@ -6,6 +6,7 @@
 import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { Compaction, type Event, Input, ModelOutput, Reopened, ToolOutput } from "../../domain/events.js";
+import { kindsDeclared } from "../../domain/kinds.js";
 import { extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
@@ -39,17 +40,15 @@ export interface EventKind {
 // The kind of each type name asked about, one frozen record for all its events: a record for each event
 // (in a WeakMap) held more memory than the rest of what a build keeps of the event.
 const kinds = new Map<string, EventKind>();
-// The names the five types answer to, counted when the kinds were found: a subtype declared since adds one,
-// and may change the kind of a name asked about before.
+// The kinds declared when the kinds were found: a subtype declared since may change the kind of a name asked
+// about before.
 let declared = 0;
 
 /** The kind of an event, as the `is` of its types answers. */
 export function kindOf(event: Event): EventKind {
-  const names =
-    Input.names.size + ModelOutput.names.size + Compaction.names.size + Reopened.names.size + ToolOutput.names.size;
-  if (names !== declared) {
+  if (kindsDeclared() !== declared) {
     kinds.clear();
-    declared = names;
+    declared = kindsDeclared();
   }
   // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
   const type = (event as { type?: unknown }).type as string;
