@@ -225,12 +225,12 @@ function render(node: Nested, nested: boolean, context: RenderContext): string {
 // and so on), without nesting them: each element adds its own pieces, a part a newline before it, each root
 // but the first a newline. The order of parts changes no length, so it is not read.
 function measure(elements: readonly Element[], context: RenderContext, textless?: readonly boolean[]): number {
-  const whole = wholesOf(elements);
+  const nested = wholesOf(elements);
   // Which elements have parts: their pieces close on a line of their own.
-  let parted: boolean[] | undefined;
-  if (whole !== undefined)
-    for (let index = 0; index < whole.length; index += 1)
-      if (whole[index]! >= 0) (parted ??= new Array<boolean>(elements.length).fill(false))[whole[index]!] = true;
+  if (nested) {
+    for (let index = 0; index < elements.length; index += 1) parted[index] = false;
+    for (let index = 0; index < elements.length; index += 1) if (wholes[index]! >= 0) parted[wholes[index]!] = true;
+  }
   let length = elements.length === 0 ? 0 : -1;
   for (let index = 0; index < elements.length; index += 1) {
     let element = elements[index]!;
@@ -239,10 +239,10 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
     const dropped = textless?.[index] === true && Source.is(element);
     if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
     const made = madeOf(element, context);
-    const opening = openingLength(element, made, whole !== undefined && whole[index]! >= 0, context);
+    const opening = openingLength(element, made, nested && wholes[index]! >= 0, context);
     const tag = made.tag;
     const text = dropped ? "" : made.text;
-    if (parted?.[index] === true) length += opening + text.length + tag.length + 7;
+    if (nested && parted[index]!) length += opening + text.length + tag.length + 7;
     else length += text === "" ? opening + 4 : opening + text.length + tag.length + 6;
   }
   return length;
@@ -431,14 +431,14 @@ export type OrderValue = number | string | undefined;
  * and parts without a value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
  */
 export function nest(elements: readonly Element[], orderOf: ((element: Element) => OrderValue) | null): Nested[] {
-  const whole = wholesOf(elements);
+  const nested = wholesOf(elements);
   const nodes: Nested[] = [];
   for (const element of elements) nodes.push({ element, parts: NO_PARTS });
-  if (whole === undefined) return nodes;
+  if (!nested) return nodes;
   const count = elements.length;
   const roots: Nested[] = [];
   for (let index = 0; index < count; index += 1) {
-    const at = whole[index]!;
+    const at = wholes[index]!;
     if (at < 0) roots.push(nodes[index]!);
     else if (nodes[at]!.parts === NO_PARTS) nodes[at]!.parts = [nodes[index]!];
     else (nodes[at]!.parts as Nested[]).push(nodes[index]!);
@@ -447,13 +447,20 @@ export function nest(elements: readonly Element[], orderOf: ((element: Element) 
   return roots;
 }
 
+// What wholesOf found of the list asked about last, by place, and which of its elements have parts (measure):
+// lists written over for each list and read before the next, never kept. A build nests and measures every
+// result's elements, several times, and lists of their own would be that much garbage.
+const wholes: number[] = [];
+const parted: boolean[] = [];
+
 /**
- * The index of the whole each element is a part of in `elements` (the first element of the id its ref names),
- * or -1 for a root; a cycle of refs is cut where it comes back. Undefined when every element is a root.
+ * Find the index of the whole each element is a part of in `elements` (the first element of the id its ref
+ * names), or -1 for a root, into the first `elements.length` entries of `wholes`; a cycle of refs is cut where it
+ * comes back. False, and `wholes` not written, when every element is a root.
  */
-function wholesOf(elements: readonly Element[]): number[] | undefined {
+function wholesOf(elements: readonly Element[]): boolean {
   const count = elements.length;
-  let whole: number[] | undefined;
+  let nested = false;
   // A result has a few elements: they are searched in place; a long list is indexed by id once.
   const byId = count > 16 ? firstIndexes(elements) : undefined;
   for (let index = 0; index < count; index += 1) {
@@ -463,20 +470,23 @@ function wholesOf(elements: readonly Element[]): number[] | undefined {
     if (byId !== undefined) at = byId.get(ref) ?? -1;
     else for (let other = 0; other < count && at < 0; other += 1) if (elements[other]!.id === ref) at = other;
     // An element that names itself is cut below, as any cycle is.
-    if (at >= 0) (whole ??= new Array<number>(count).fill(-1))[index] = at;
+    if (at < 0) continue;
+    if (!nested) for (let root = 0; root < count; root += 1) wholes[root] = -1;
+    nested = true;
+    wholes[index] = at;
   }
-  if (whole === undefined) return undefined;
+  if (!nested) return false;
   for (let index = 0; index < count; index += 1) {
     // A chain of wholes that does not come back to this element within as many steps as there are elements never does.
     let steps = 0;
-    for (let at = whole[index]!; at >= 0 && steps < count; at = whole[at]!, steps += 1) {
+    for (let at = wholes[index]!; at >= 0 && steps < count; at = wholes[at]!, steps += 1) {
       if (at === index) {
-        whole[index] = -1;
+        wholes[index] = -1;
         break;
       }
     }
   }
-  return whole;
+  return true;
 }
 
 // The parts of an element that has none: one list for all of them, never grown.
