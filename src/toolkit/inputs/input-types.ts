@@ -26,10 +26,13 @@ export interface TextTurn {
   context: string | null;
 }
 
+/** The turn of a plain-text input: the message, no tool states, no context. */
+export function textTurn(text: string): TextTurn {
+  return { text, tools: {}, context: null };
+}
+
 /** A plain-text input: the payload is the message. It asks nothing of any tool and brings no context. */
-export const Text: z.ZodType<TextTurn, string> = z
-  .string()
-  .transform((text): TextTurn => ({ text, tools: {}, context: null }));
+export const Text: z.ZodType<TextTurn, string> = z.string().transform(textTurn);
 
 /**
  * A chat turn: the message, the state that it asks of each tool, and context for the agent's system

@@ -5,6 +5,7 @@ import { ValueError } from "../../domain/errors.js";
 import type { Input } from "../../domain/events.js";
 import { elementsOf } from "../../domain/numbering.js";
 import { UserMessage } from "../../ports/messages.js";
+import { Text, textTurn } from "./input-types.js";
 
 /** Elements as the context's Show renders them, under their numbers in the thread. */
 export type ShowElements = (elements: readonly Element[]) => string;
@@ -41,6 +42,10 @@ export function elementsThenText(turn: any, show: ShowElements, _input?: Input |
  */
 export function renderedBy<T>(inputType: z.ZodType<T>, render: RenderTurn<T> = elementsThenText): RenderInput {
   return (input, show) => {
+    // Text, the default input type, turns a string into its turn without zod's machinery: a cold build renders
+    // every input of a long thread.
+    if ((inputType as z.ZodType<unknown>) === Text && typeof input.payload === "string")
+      return render(textTurn(input.payload) as T, show, input);
     const parsed = inputType.safeParse(input.payload);
     return parsed.success ? render(parsed.data, show, input) : asRecorded(input, show);
   };
