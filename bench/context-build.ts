@@ -389,14 +389,17 @@ it again), a shortened result's handle line is made only when its content is rea
 template), a passage's text is searched for the three characters to escape with indexOf (a regular
 expression's test took six times as long), an element's pieces say whether it is a Source, the kind of an
 event is found again only when a kind was declared since (one counter, not five sets' sizes), a view cuts the
-thread by searching its positions by halves and slicing (a filter called a function per entry), and xml's
-nesting of a list is found into lists written over. A cold build of 10,000 events with shrinking allocated
-27.1 MB before and 23.5 MB after (heap sampling, 10 builds); alternating the two codes in one session, 41
+thread by searching its positions by halves and slicing (a filter called a function per entry), xml's
+nesting of a list is found into lists written over, and a string payload of Text (the default input type)
+becomes its turn without zod's parse. A cold build of 10,000 events with shrinking allocated 27.1 MB before
+and 22.3 MB after (heap sampling, 10 builds); alternating the two codes in one session (all but the last), 41
 builds a process, the median cold build took 56.8, 54.2, 51.3, 51.5 and 53.2 ms before against 47.0, 48.9,
 49.1, 49.7 and 46.9 after; at 50,000 events (7 builds a process) 493.4 and 492.8 ms against 459.4 and 458.2.
 What is left is flat: the largest lines are the thread's element numbers (a table of every element id, filled
-once and asked again for each element measured), whether an element was cited, each result's shapes, and the
-one collection of the young generation that a cold build of 10,000 events sets off (5 to 10 ms).
+once and asked again for each element measured; a scratch build that read each measured element's number off
+the element, as a bound on what a cheaper lookup could save, was not measurably faster), whether an element
+was cited, each result's shapes, and the one collection of the young generation that a cold build of 10,000
+events sets off (5 to 10 ms).
 
 Building each prefix of the last ${(PREFIXES.count - PREFIXES.from).toLocaleString("en")} events of a ${PREFIXES.count.toLocaleString("en")}-event thread in turn with one builder (shrinking, as a
 worker does at each model call; each trace grown from the one before by its new event, as a worker tops up the
