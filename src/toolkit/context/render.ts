@@ -179,10 +179,6 @@ function handleLineOf(template: string): HandleLine {
 const COMPRESSED_HANDLE_LINE = handleLineOf(COMPRESSED_LINE);
 const STUBBED_HANDLE_LINE = handleLineOf(STUBBED_LINE);
 
-function handleLine(line: HandleLine, handle: string): string {
-  return line.template.replaceAll("{handle}", handle);
-}
-
 /** A result's form and the forms that floors lifted its elements to, by element id. */
 export interface ResultShape {
   form: Form;
@@ -238,10 +234,7 @@ class LaterResult implements ShownResult {
   ) {}
 
   get content(): string {
-    this.made ??= withLine(
-      this.line === null ? null : handleLine(this.line, this.handle),
-      body(this.parts, madeElements(this.elements), this.tool, this.show),
-    );
+    this.made ??= withLine(this.line, this.handle, body(this.parts, madeElements(this.elements), this.tool, this.show));
     return this.made;
   }
 }
@@ -330,8 +323,10 @@ function body(parts: ToolOutput | null, elements: readonly Element[], tool: stri
 }
 
 // A shortened form's handle line stays whole above what the cap left.
-function withLine(line: string | null, cut: string): string {
-  return line === null ? cut : cut === "" ? line : `${line}\n${cut}`;
+function withLine(line: HandleLine | null, handle: string, cut: string): string {
+  if (line === null) return cut;
+  const made = line.template.replaceAll("{handle}", handle);
+  return cut === "" ? made : `${made}\n${cut}`;
 }
 
 // The cap cuts the body (see `body`); a result with a handle line is shortened whatever the cap does. The
@@ -357,7 +352,7 @@ function capped(
   }
   const made = body(parts, madeElements(left), tool, show);
   const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
-  return madeResult(withLine(line === null ? null : handleLine(line, handle), cut), line !== null || cut !== made);
+  return madeResult(withLine(line, handle, cut), line !== null || cut !== made);
 }
 
 /** The length of resultContent(output, shown) for a shown text of `shownLength`, without making either. */
