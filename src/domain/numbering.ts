@@ -18,7 +18,11 @@ export class Numbering {
 
   /** Number the elements of events that follow those numbered so far; the numbers given already never change. */
   append(events: readonly Event[]): void {
-    for (const event of events) for (const element of elementsOf(event)) this.add(element);
+    // Indexed loops: a builder reads a thread one event at a time, and an iterator is an object each time.
+    for (let index = 0; index < events.length; index += 1) {
+      const elements = elementsOf(events[index]!);
+      for (let at = 0; at < elements.length; at += 1) this.add(elements[at]!);
+    }
   }
 
   /** The number of an element id, or undefined for an id no event showed. */

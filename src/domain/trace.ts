@@ -181,6 +181,12 @@ export class Trace {
   /** The trace up to (not including) the event at `index`; its thread is cut at the same position. */
   before(index: number): Trace {
     const cut = this.entries[index]?.position;
+    // A cut of a thread is the thread cut there: one trace, its events a slice of the thread's where it has them.
+    if (this.whole === undefined && cut !== undefined) {
+      const view = new Trace(this.entries.slice(0, index));
+      if (this.eventList !== undefined) view.eventList = this.eventList.slice(0, index);
+      return view;
+    }
     const thread = cut === undefined ? this.thread : new Trace(this.thread.entries.slice(0, placeOf(this.thread, cut)));
     return new Trace(this.entries.slice(0, index), thread === this ? undefined : thread);
   }
@@ -328,10 +334,15 @@ export function streamTrace(context: { readonly trace: Trace; readonly stream: S
 
 /** Put texts back into a content at their positions: the markers of a model output, for printing. */
 export function inserted(content: string, markers: readonly (readonly [number, string])[]): string {
-  const sorted = [...markers].sort((a, b) => a[0] - b[0]);
+  // A model output's markers come in order: they are copied to sort only when they do not.
+  let ordered = true;
+  for (let index = 1; index < markers.length && ordered; index += 1)
+    ordered = markers[index - 1]![0] <= markers[index]![0];
+  const sorted = ordered ? markers : [...markers].sort((a, b) => a[0] - b[0]);
   let result = "";
   let from = 0;
-  for (const [at, text] of sorted) {
+  for (let index = 0; index < sorted.length; index += 1) {
+    const [at, text] = sorted[index]!;
     result += content.slice(from, at) + text;
     from = at;
   }

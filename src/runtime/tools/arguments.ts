@@ -28,6 +28,8 @@ export function mapArguments(call: ToolCall, def: ToolDef, numbering: Numbering,
 
 /** The call as the model wrote it: real ids back to numbers (as strings), call ids back to handles. */
 export function shownArguments(call: ToolCall, def: ToolDef, numbering: Numbering, handles: Handles): ToolCall {
+  // A cold build shows every recorded call, and most name no id: those are returned before anything is made.
+  if (!namesIds(call, def)) return call;
   return rewritten(call, def, {
     element: (value) => {
       const number = typeof value === "string" ? numbering.numberOf(value) : undefined;
@@ -48,6 +50,14 @@ export function elementNumber(value: unknown): number | undefined {
 interface Rewrites {
   element: (value: JsonValue, accepted: readonly string[]) => JsonValue;
   result: (value: JsonValue) => JsonValue;
+}
+
+// Whether the call has an argument that the tool declares an element or result argument.
+function namesIds(call: ToolCall, def: ToolDef): boolean {
+  for (const name in call.arguments)
+    if (Object.hasOwn(call.arguments, name) && (def.elements[name] !== undefined || def.results.includes(name)))
+      return true;
+  return false;
 }
 
 function rewritten(call: ToolCall, def: ToolDef, rewrites: Rewrites): ToolCall {

@@ -95,7 +95,9 @@ export class ResultHandles implements Handles {
 
   /** Number the results of events that follow those read so far; the handles given already never change. */
   append(events: readonly Event[]): void {
-    for (const event of events) {
+    // Indexed: a builder reads a thread one event at a time, and an iterator is an object each time.
+    for (let index = 0; index < events.length; index += 1) {
+      const event = events[index]!;
       if (!ToolOutput.is(event) || event.callId === null || this.byCallId.has(event.callId)) continue;
       const handle = `r${this.byCallId.size + 1}`;
       this.byCallId.set(event.callId, handle);

@@ -40,7 +40,7 @@ import {
   shownResult,
 } from "./render.js";
 import { Recordings, reopenedOutput } from "./reopen.js";
-import { measureOf } from "./xml.js";
+import { measureOf, renderOf } from "./xml.js";
 import {
   type EventKind,
   type FormsByHandle,
@@ -228,7 +228,9 @@ class NotingHandles extends ResultHandles {
  * What a build asks of an event again and again, found once: its kind and its handle in the thread, and
  * what it rendered to while the cache's renders hold (one record per event, not a map per render).
  */
-interface Facts extends EventKind {
+interface Facts {
+  /** What the event is, one record for each type (shrink.ts kindOf). */
+  kind: EventKind;
   /** The handle of a result with a call id, or undefined for any other event. */
   handle: string | undefined;
   /** The event's messages without reasoning, and with it. */
@@ -315,9 +317,9 @@ export class ThreadCache {
       const calls = was.calls !== now.calls;
       for (const [event, facts] of this.allFacts()) {
         if (facts.messages === undefined) continue;
-        const stale = facts.modelOutput
+        const stale = facts.kind.modelOutput
           ? calls
-          : facts.input &&
+          : facts.kind.input &&
             was.renderInput !== now.renderInput &&
             JSON.stringify(inputMessages(event)) !== JSON.stringify(facts.messages.messages);
         if (stale) facts.messages = facts.reasoned = undefined;
@@ -368,11 +370,7 @@ export class ThreadCache {
     const callId = kind.result ? (event as ToolOutput).callId : null;
     // Every field at once: one shape for every record, and no property storage added to each later.
     return {
-      input: kind.input,
-      modelOutput: kind.modelOutput,
-      compaction: kind.compaction,
-      reopened: kind.reopened,
-      result: kind.result,
+      kind,
       handle: callId === null ? undefined : this.handles.handleOf(callId),
       messages: undefined,
       reasoned: undefined,
@@ -391,8 +389,8 @@ export class ThreadCache {
     for (; this.indexed < this.events.length; this.indexed += 1) {
       const event = this.events[this.indexed]!;
       const facts = this.factsByPlace[this.indexed]!;
-      if (facts.reopened) this.reopened.push(event as ToolOutput);
-      if (!facts.result || facts.reopened) continue;
+      if (facts.kind.reopened) this.reopened.push(event as ToolOutput);
+      if (!facts.kind.result || facts.kind.reopened) continue;
       for (const element of (event as ToolOutput).elements) {
         const holding = index.get(element.id);
         if (holding === undefined) index.set(element.id, [event as ToolOutput]);
@@ -540,8 +538,10 @@ export class ContextDraft {
     // The tools with reopen, made once per build: each call of the turn that shortens something offers them.
     this.withReopen = reopen === null ? settings.tools : [...settings.tools, reopen];
     const defs = new Map([...(reopen === null ? [] : [reopen]), ...settings.tools].map((def) => [def.name, def]));
-    const show = (elements: readonly Element[], tool: string | null) =>
-      settings.show(elements, cache.numbering, tool, settings.citations);
+    // The xml layout shows textless elements (dropText's) without copying them; `textless` comes only where it measures.
+    const render = renderOf(settings.show) ?? settings.show;
+    const show = (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) =>
+      render(elements, cache.numbering, tool, settings.citations, textless);
     // A result is made smaller by each Shorten once while the cache keeps it, whichever shapes show it.
     const formed = (shorten: Shorten, output: ToolOutput, limits: ModelLimits, tool: string | null) => {
       // The default full form is the result itself: nothing to make or keep.
@@ -598,7 +598,7 @@ export class ContextDraft {
       this.cache.factsAt(view.events, viewFacts, last!.view.length + offset),
     );
     // Events appended after the last view show after its events, unless one of them is a summary.
-    if (extended !== null && added !== undefined && !added.some((facts) => facts.compaction)) {
+    if (extended !== null && added !== undefined && !added.some((facts) => facts.kind.compaction)) {
       // Each appended event shows: the lists are made at their length at once.
       const shownBefore = last!.visible.events.length;
       // Where every event of the last view showed, every event of this one does: its list is the view's own.
@@ -621,7 +621,7 @@ export class ContextDraft {
     } else {
       const byPlace = this.cache.factsIn(view.events);
       let last = view.events.length - 1;
-      while (last >= 0 && !this.cache.factsAt(view.events, byPlace, last).compaction) last -= 1;
+      while (last >= 0 && !this.cache.factsAt(view.events, byPlace, last).kind.compaction) last -= 1;
       const compaction = last < 0 ? undefined : (view.events[last] as Compaction);
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
@@ -690,7 +690,7 @@ export class ContextDraft {
     for (let index = 0; index < selected.length; index += 1) {
       const event = selected[index]!;
       const facts = this.cache.factsAt(selected, byPlace, index);
-      if (facts.compaction || (replaced.size > 0 && replaced.has(event))) continue;
+      if (facts.kind.compaction || (replaced.size > 0 && replaced.has(event))) continue;
       const handle = facts.handle;
       if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length, facts });
       events.push(event);
@@ -708,7 +708,7 @@ export class ContextDraft {
 
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
   output(event: ToolOutput, facts: Facts = this.cache.factsOf(event)): ToolOutput {
-    if (!facts.reopened) return event;
+    if (!facts.kind.reopened) return event;
     let drawn = facts.drawn;
     if (drawn === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
@@ -736,7 +736,7 @@ export class ContextDraft {
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */
   toolOf(event: ToolOutput, facts?: Facts): string | null {
-    return (facts === undefined ? Reopened.is(event) : facts.reopened) && this.settings.policy.reopen !== null
+    return (facts === undefined ? Reopened.is(event) : facts.kind.reopened) && this.settings.policy.reopen !== null
       ? this.settings.policy.reopen.name
       : this.cache.recordings.toolOf(event.callId);
   }
@@ -940,7 +940,7 @@ export class ContextDraft {
       const messages = eventMessages(event, this.rendering);
       made = facts.messages = { messages, characters: charactersOf(messages) };
     }
-    const reasoning = facts.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
+    const reasoning = facts.kind.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
     if (reasoning === null) return made;
     if (facts.reasoned === undefined) {
       const messages = made.messages.map((message) =>
@@ -965,10 +965,17 @@ function shapeKey(shape: ResultShape): string {
 }
 
 function keyOf(form: Form, floors: ReadonlyMap<string, Form>): string {
-  let key = String(form);
-  for (const [id, lifted] of floors) key += `\u0000${id}\u0000${lifted}`;
-  return key;
+  // The floors' part is found once for each map of them (a stub takes the floors of the compress at its call).
+  let lifted = floorKeys.get(floors);
+  if (lifted === undefined) {
+    let made = "";
+    floors.forEach((to, id) => (made += `\u0000${id}\u0000${to}`));
+    floorKeys.set(floors, (lifted = made));
+  }
+  return lifted === "" ? String(form) : String(form) + lifted;
 }
+
+const floorKeys = new WeakMap<ReadonlyMap<string, Form>, string>();
 
 // The forms of the results, worked out again at each build from the first model call of the running turn:
 // at each call of the turn the shrinks run on the forms of the call before, so a form never rises within
@@ -1005,7 +1012,7 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   const ends: number[] = [];
   const byPlace = draft.cache.factsIn(events);
   for (let index = from; index < events.length; index += 1)
-    if (draft.cache.factsAt(events, byPlace, index).modelOutput) ends.push(index);
+    if (draft.cache.factsAt(events, byPlace, index).kind.modelOutput) ends.push(index);
   ends.push(events.length);
   const known = draft.cache.passesFor(draft.planningParts(planning.model));
   const kept = new Map<Event, Map<number, ResultStates>>();
@@ -1041,8 +1048,8 @@ export function measuredPrompt(events: readonly Event[], model: string, facts?: 
     const byPlace = facts?.factsIn(events);
     const isOutput = (event: Event, index: number) =>
       byPlace !== undefined
-        ? byPlace[index]!.modelOutput
-        : (facts?.factsOf(event).modelOutput ?? ModelOutput.is(event));
+        ? byPlace[index]!.kind.modelOutput
+        : (facts?.factsOf(event).kind.modelOutput ?? ModelOutput.is(event));
     let output: ModelOutput | undefined;
     for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
       const event = events[index]!;
@@ -1150,10 +1157,16 @@ function shrinkPass(
     // first pass on a long thread would make one pair per result.
     const selection = selectionOffers(shrink);
     const forms = selection === undefined ? new FormsOf(states ?? before) : undefined;
-    const offers = selection === undefined ? shrink(view, forms!) : selection.where.handles(view);
+    const offers: Iterable<string | readonly [string, Form]> =
+      selection === undefined ? shrink(view, forms!) : selection.where.handles(view);
     const lazy = selection === undefined && !Array.isArray(offers);
     const past = holds ? earlier.offers[index] : undefined;
-    for (const offer of offers) {
+    // A list is read by index: a pass reads each result's offer, and an iterator's step is an object each time.
+    const iterator = Array.isArray(offers) ? undefined : offers[Symbol.iterator]();
+    for (let at = 0; ; at += 1) {
+      const offer =
+        iterator === undefined ? (offers as readonly (string | readonly [string, Form])[])[at] : nextOf(iterator);
+      if (offer === undefined) break;
       const handle = typeof offer === "string" ? offer : offer[0];
       const form = typeof offer === "string" ? selection!.to : offer[1];
       const current = (states ?? before).get(handle);
@@ -1193,6 +1206,12 @@ function shrinkPass(
   return states;
 }
 
+// The next value of an iterator of offers, or undefined once it is done (an offer is never undefined).
+function nextOf<T>(iterator: Iterator<T>): T | undefined {
+  const next = iterator.next();
+  return next.done === true ? undefined : next.value;
+}
+
 // What an offer frees: nothing when it names a result the call does not show, or does not lower its form.
 // Decisions are made as one literal shape: the next turn's first pass reads many of them.
 function decide(
@@ -1214,7 +1233,8 @@ function decide(
       ? current.floors
       : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
   const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
-  const [was, is] = [draft.result(result, current ?? FULL_SHAPE, facts), draft.result(result, state, facts)];
+  const was = draft.result(result, current ?? FULL_SHAPE, facts);
+  const is = draft.result(result, state, facts);
   const freed = was.length - is.length;
   if (freed <= 0) return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
   return { handle, form, current, result, state, freed, shortened: Number(is.shortened) - Number(was.shortened) };

@@ -38,7 +38,6 @@ import {
   capText,
   dropText,
   shortened,
-  withoutText,
 } from "./forms.js";
 import type { ModelLimits } from "./limits.js";
 import { kindOf } from "./shrink.js";
@@ -121,11 +120,23 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
   }
   if (kind.modelOutput) {
     const output = event as ModelOutput;
-    const markers: (readonly [number, string])[] = [];
-    for (const marker of output.markers) markers.push([marker.at, marker.text]);
+    const markers = output.markers;
     // Mapped, not pushed: a list grown by push keeps room for more, and an event's messages are kept with its thread.
-    const toolCalls = output.toolCalls.map((call) => rendering.shownCall(call));
-    return [AssistantMessage(markers.length === 0 ? output.content : inserted(output.content, markers), { toolCalls })];
+    const content =
+      markers.length === 0
+        ? output.content
+        : inserted(
+            output.content,
+            markers.map((marker) => [marker.at, marker.text]),
+          );
+    // The recorded list of calls where each shows as recorded (most name no id): a cold build renders every call.
+    const calls = output.toolCalls;
+    let toolCalls = calls;
+    for (let index = 0; index < calls.length; index += 1) {
+      const shown = rendering.shownCall(calls[index]!);
+      if (shown !== calls[index]) (toolCalls === calls ? (toolCalls = calls.slice()) : toolCalls)[index] = shown;
+    }
+    return [AssistantMessage(content, { toolCalls })];
   }
   if (kind.result) {
     const output = event as ToolOutput;
@@ -192,7 +203,11 @@ export const FULL_SHAPE: ResultShape = Object.freeze({ form: FULL, floors: new M
 export interface Shaping {
   policy: ContextPolicy;
   limits: ModelLimits | null;
-  show: (elements: readonly Element[], tool: string | null) => string;
+  /**
+   * Elements as the layout shows them. An element whose place in `textless` is true is shown as `withoutText`
+   * leaves it: a `textless` is given only where `measure` is.
+   */
+  show: (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) => string;
   /**
    * The length of what `show` makes, without making it, when the layout can tell; absent: shown results are made
    * at once. An element whose place in `textless` is true is measured as `withoutText` leaves it.
@@ -234,7 +249,7 @@ class LaterResult implements ShownResult {
   ) {}
 
   get content(): string {
-    this.made ??= withLine(this.line, this.handle, body(this.parts, madeElements(this.elements), this.tool, this.show));
+    this.made ??= withLine(this.line, this.handle, body(this.parts, this.elements, this.tool, this.show));
     return this.made;
   }
 }
@@ -243,12 +258,6 @@ class LaterResult implements ShownResult {
 interface Shown {
   elements: readonly Element[];
   textless: readonly boolean[] | undefined;
-}
-
-function madeElements({ elements, textless }: Shown): readonly Element[] {
-  return textless === undefined
-    ? elements
-    : elements.map((element, index) => (textless[index] ? withoutText(element) : element));
 }
 
 function madeResult(content: string, shortened: boolean): ShownResult {
@@ -267,7 +276,8 @@ export function shownResult(
   shaping: Shaping,
 ): ShownResult {
   const { policy, limits, show } = shaping;
-  if (limits === null) return madeResult(resultContent(output, shown(output.elements, tool, show)), false);
+  if (limits === null)
+    return madeResult(body(output, { elements: output.elements, textless: undefined }, tool, show), false);
   const name = tool ?? "";
   const formed = shaping.formed ?? shortened;
   if (shape.form === FULL) {
@@ -313,13 +323,10 @@ export function shownResult(
   return capped(shape.form === COMPRESSED ? compressed : null, leftOver, line, handle, tool, shaping);
 }
 
-function shown(elements: readonly Element[], tool: string | null, show: Shaping["show"]): string {
-  return elements.length === 0 ? "" : show(elements, tool);
-}
-
 // What the form left of a result: the text, data and error of `parts` with the shown elements, or the elements alone.
-function body(parts: ToolOutput | null, elements: readonly Element[], tool: string | null, show: Shaping["show"]) {
-  return parts === null ? shown(elements, tool, show) : resultContent(parts, shown(elements, tool, show));
+function body(parts: ToolOutput | null, { elements, textless }: Shown, tool: string | null, show: Shaping["show"]) {
+  const shown = elements.length === 0 ? "" : show(elements, tool, textless);
+  return parts === null ? shown : resultContent(parts, shown);
 }
 
 // A shortened form's handle line stays whole above what the cap left.
@@ -350,7 +357,7 @@ function capped(
       return new LaterResult(length, line !== null, parts, left, line, handle, tool, show);
     }
   }
-  const made = body(parts, madeElements(left), tool, show);
+  const made = body(parts, left, tool, show);
   const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
   return madeResult(withLine(line, handle, cut), line !== null || cut !== made);
 }

@@ -183,11 +183,15 @@ export class Recordings {
 
   /** Read events that follow those read so far. */
   append(events: readonly Event[]): void {
-    for (const event of events) {
+    // Indexed loops: a builder reads a thread one event at a time, and an iterator is an object each time.
+    for (let index = 0; index < events.length; index += 1) {
+      const event = events[index]!;
       // The kind of each event is read once, and kept for the other readers of the thread.
       const kind = kindOf(event);
       if (kind.modelOutput) {
-        for (const call of (event as ModelOutput).toolCalls) {
+        const calls = (event as ModelOutput).toolCalls;
+        for (let at = 0; at < calls.length; at += 1) {
+          const call = calls[at]!;
           if (this.calls.has(call.id)) this.missed = true;
           this.calls.set(call.id, call);
         }

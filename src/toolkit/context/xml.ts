@@ -69,17 +69,21 @@ export function xml(options: XmlOptions = {}): Show {
     return context;
   };
   // A result's few elements are nested each time they are measured or shown: keeping the nesting costs more.
-  const show: Show = (elements, numbering, _tool, citations) => {
-    const context = contextOf(numbering, citations);
+  const shownWith: RenderShow = (elements, numbering, _tool, citations, textless) => {
     const roots = nest(elements, orderOf);
-    let shown = roots.length === 0 ? "" : render(roots[0]!, false, context);
-    for (let index = 1; index < roots.length; index += 1) shown += `\n${render(roots[index]!, false, context)}`;
+    const context = contextOf(numbering, citations);
+    let shown = roots.length === 0 ? "" : render(roots[0]!, false, context, textless);
+    for (let index = 1; index < roots.length; index += 1)
+      shown += `\n${render(roots[index]!, false, context, textless)}`;
     return shown;
   };
+  const show: Show = (elements, numbering, tool, citations) => shownWith(elements, numbering, tool, citations);
   // The length alone is summed from the same kept pieces, so a context is measured without making its text.
-  measures.set(show, (elements, numbering, _tool, citations, textless) =>
-    measure(elements, contextOf(numbering, citations), textless),
-  );
+  layouts.set(show, {
+    measure: (elements, numbering, _tool, citations, textless) =>
+      measure(elements, contextOf(numbering, citations), textless),
+    render: shownWith,
+  });
   return show;
 }
 
@@ -95,11 +99,25 @@ export type MeasureShow = (
   textless?: readonly boolean[],
 ) => number;
 
-const measures = new WeakMap<Show, MeasureShow>();
+/** What a Show makes of elements, an element whose place in `textless` is true shown as `withoutText` leaves it (dropText), without copying it. */
+export type RenderShow = (
+  elements: readonly Element[],
+  numbering: Numbering,
+  tool: string | null,
+  citations: CitationStrategy | null,
+  textless?: readonly boolean[],
+) => string;
+
+const layouts = new WeakMap<Show, { measure: MeasureShow; render: RenderShow }>();
 
 /** The function that measures what `show` makes, when xml() made it; undefined for any other Show. */
 export function measureOf(show: Show): MeasureShow | undefined {
-  return measures.get(show);
+  return layouts.get(show)?.measure;
+}
+
+/** `show` with textless elements (RenderShow), when xml() made it; undefined for any other Show. */
+export function renderOf(show: Show): RenderShow | undefined {
+  return layouts.get(show)?.render;
 }
 
 interface RenderContext {
@@ -210,14 +228,27 @@ function kept(element: Element, context: RenderContext): boolean {
   return element.ref === null || element.ref === undefined || context.numbering.numberOf(element.ref) !== undefined;
 }
 
-function render(node: Nested, nested: boolean, context: RenderContext): string {
-  const { element } = node;
+// An element and its parts: its opening, its text, each part on a line of its own, its closing tag. The pieces
+// are joined by +, which shares them (a passage's text is not copied).
+function render(
+  node: Nested,
+  nested: boolean,
+  context: RenderContext,
+  textless: readonly boolean[] | undefined,
+): string {
+  let element = node.element;
+  // A Source without its text opens as the element does, unless the fields setting may read the text into an
+  // attribute: then it is shown as the copy (as measure finds it).
+  const dropped = textless?.[node.index] === true && Source.is(element);
+  if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
   const made = madeOf(element, context);
   const opening = openingFor(element, made, nested, context);
-  const { tag, text } = made;
+  const text = dropped ? "" : made.text;
+  const tag = made.tag;
   if (node.parts.length === 0) return text === "" ? `<${opening}/>` : `<${opening}>${text}</${tag}>`;
   let inner = text;
-  for (const part of node.parts) inner += `\n${render(part, true, context)}`;
+  for (let index = 0; index < node.parts.length; index += 1)
+    inner += `\n${render(node.parts[index]!, true, context, textless)}`;
   return `<${opening}>${inner}\n</${tag}>`;
 }
 
@@ -255,12 +286,19 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  */
 function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext): string {
   const count = attributesOf(element, made, nested, context);
-  let opening = made.tag;
-  for (let index = 0; index < count; index += 2) opening += ` ${pairs[index]}="${pairs[index + 1]}"`;
-  // One piece: the opening is kept as long as its thread, and a string grown by += would keep every piece
-  // (V8 flattens it in place when a character of it is read).
-  opening.charCodeAt(0);
-  return opening;
+  // Joined once into one flat string: the opening is kept as long as its thread, and a string grown by += would
+  // be a tree of its pieces (or, flattened, a copy that leaves the tree as garbage).
+  let placed = 0;
+  pieces[placed++] = made.tag;
+  for (let index = 0; index < count; index += 2) {
+    pieces[placed++] = " ";
+    pieces[placed++] = pairs[index]!;
+    pieces[placed++] = '="';
+    pieces[placed++] = pairs[index + 1]!;
+    pieces[placed++] = '"';
+  }
+  pieces.length = placed;
+  return pieces.join("");
 }
 
 /** The length of openingOf's opening, found without making it: most openings are measured to plan and never sent. */
@@ -276,6 +314,8 @@ function openingLengthOf(element: Element, made: Made, nested: boolean, context:
 // written over, not emptied (an emptied array gives its storage back, and the next opening grows it again).
 const pairs: string[] = [];
 let paired = 0;
+// The pieces of the opening being made, joined once (openingOf).
+const pieces: string[] = [];
 
 function pair(name: string, value: string): void {
   pairs[paired] = name;
@@ -416,9 +456,10 @@ export function attributeValue(value: unknown): string | undefined {
 
 // The parts of one call's elements nested inside their whole, for the xml layout.
 
-/** One element and the parts nested inside it. */
+/** One element, its place in the list nested, and the parts nested inside it. */
 export interface Nested {
   element: Element;
+  index: number;
   parts: readonly Nested[];
 }
 
@@ -433,7 +474,8 @@ export type OrderValue = number | string | undefined;
 export function nest(elements: readonly Element[], orderOf: ((element: Element) => OrderValue) | null): Nested[] {
   const nested = wholesOf(elements);
   const nodes: Nested[] = [];
-  for (const element of elements) nodes.push({ element, parts: NO_PARTS });
+  for (let index = 0; index < elements.length; index += 1)
+    nodes.push({ element: elements[index]!, index, parts: NO_PARTS });
   if (!nested) return nodes;
   const count = elements.length;
   const roots: Nested[] = [];

@@ -44,8 +44,11 @@ export function renderedBy<T>(inputType: z.ZodType<T>, render: RenderTurn<T> = e
   return (input, show) => {
     // Text, the default input type, turns a string into its turn without zod's machinery: a cold build renders
     // every input of a long thread.
+    // A Text turn holds no element: the default RenderTurn makes its message of the text alone.
     if ((inputType as z.ZodType<unknown>) === Text && typeof input.payload === "string")
-      return render(textTurn(input.payload) as T, show, input);
+      return render === elementsThenText
+        ? UserMessage(input.payload)
+        : render(textTurn(input.payload) as T, show, input);
     const parsed = inputType.safeParse(input.payload);
     return parsed.success ? render(parsed.data, show, input) : asRecorded(input, show);
   };

@@ -26,7 +26,7 @@ import {
 } from "../../../src/toolkit/index.js";
 import { type ResultShape, type Shaping, shownResult } from "../../../src/toolkit/context/render.js";
 import { withoutText } from "../../../src/toolkit/context/forms.js";
-import { measureOf } from "../../../src/toolkit/context/xml.js";
+import { measureOf, renderOf } from "../../../src/toolkit/context/xml.js";
 import { toolOutputs } from "../../fixtures/context-arbitraries.js";
 
 const Document = referenceType("measure-document", { title: z.string() });
@@ -159,7 +159,9 @@ describe("measuring a shown result", () => {
             form,
             floors: new Map(lifts.map(([index, lifted]) => [`d#${index}`, lifted] as const)),
           };
-          const measured: Shaping = { policy, limits, show, measure };
+          const render = (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) =>
+            renderOf(layout)!(elements, numbering, tool, BRACKETS, textless);
+          const measured: Shaping = { policy, limits, show: render, measure };
           const made = shownResult(output, "search", "r1", shape, measured);
           const atOnce = shownResult(output, "search", "r1", shape, { policy, limits, show });
           expect(made.length).toBe(made.content.length);
