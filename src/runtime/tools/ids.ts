@@ -86,7 +86,8 @@ export interface Handles {
 /** The handles of a thread's results, numbered as events are appended: r1 is the first ToolOutput with a call id. */
 export class ResultHandles implements Handles {
   private readonly byCallId = new Map<string, string>();
-  private readonly byHandle = new Map<string, string>();
+  // The call id of handle r<n> at n - 1: handles are numbered in order.
+  private readonly callIds: string[] = [];
 
   /** Number the results of a thread's events (all streams), in log order. */
   constructor(events: readonly Event[] = []) {
@@ -99,9 +100,8 @@ export class ResultHandles implements Handles {
     for (let index = 0; index < events.length; index += 1) {
       const event = events[index]!;
       if (!ToolOutput.is(event) || event.callId === null || this.byCallId.has(event.callId)) continue;
-      const handle = `r${this.byCallId.size + 1}`;
-      this.byCallId.set(event.callId, handle);
-      this.byHandle.set(handle, event.callId);
+      this.callIds.push(event.callId);
+      this.byCallId.set(event.callId, `r${this.callIds.length}`);
     }
   }
 
@@ -112,7 +112,9 @@ export class ResultHandles implements Handles {
 
   /** The call id of a handle, or undefined for a handle that names no result. */
   callIdOf(handle: string): string | undefined {
-    return this.byHandle.get(handle);
+    const number = Number(handle.slice(1));
+    // Only a handle as handleOf writes it: "r" and the number without leading zeros or signs.
+    return handle === `r${number}` ? this.callIds[number - 1] : undefined;
   }
 }
 

@@ -240,6 +240,8 @@ interface Facts {
   shown: Few<string, ShownResult> | undefined;
   /** A reopen result with its content drawn in. */
   drawn: ToolOutput | undefined;
+  /** The name of the tool of the call whose result this is, once asked (toolOf); undefined until then. */
+  tool: string | null | undefined;
 }
 
 /**
@@ -376,6 +378,7 @@ export class ThreadCache {
       reasoned: undefined,
       shown: undefined,
       drawn: undefined,
+      tool: undefined,
     };
   }
 
@@ -625,13 +628,12 @@ export class ContextDraft {
       const compaction = last < 0 ? undefined : (view.events[last] as Compaction);
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
-      const events: Event[] = [];
       const handles: (string | undefined)[] = [];
       const places = new Map<string, ShownPlace>();
-      this.show(selected, selected === view.events ? byPlace : undefined, replaced, events, handles, places);
+      // A view that shows every event shows its own list: the next view's list extends it (extendsList).
+      const events = this.show(selected, selected === view.events ? byPlace : undefined, replaced, handles, places);
       visible = {
-        // A view that shows every event shows its own list: the next view's list extends it (extendsList).
-        events: selected === view.events && events.length === selected.length ? view.events : events,
+        events,
         handles,
         summary: compaction?.summary ?? null,
         results: new ShownResults(places, events.length),
@@ -678,24 +680,30 @@ export class ContextDraft {
     return { characters, shortened };
   }
 
-  // Add each event that shows, its handle, and each result's place by its handle.
+  // The events that show: `selected` itself where every event does. Add each one's handle, and each result's
+  // place by its handle.
   private show(
     selected: readonly Event[],
     byPlace: readonly Facts[] | undefined,
     replaced: ReadonlySet<Event>,
-    events: Event[],
     handles: (string | undefined)[],
     places: Map<string, ShownPlace>,
-  ): void {
+  ): readonly Event[] {
+    // A list of its own from the first event left out: most views show every event.
+    let events: Event[] | undefined;
     for (let index = 0; index < selected.length; index += 1) {
       const event = selected[index]!;
       const facts = this.cache.factsAt(selected, byPlace, index);
-      if (facts.kind.compaction || (replaced.size > 0 && replaced.has(event))) continue;
+      if (facts.kind.compaction || (replaced.size > 0 && replaced.has(event))) {
+        events ??= selected.slice(0, index);
+        continue;
+      }
       const handle = facts.handle;
-      if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: events.length, facts });
-      events.push(event);
+      if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: handles.length, facts });
+      events?.push(event);
       handles.push(handle);
     }
+    return events ?? selected;
   }
 
   /** The trace before the event at `index`, as Trace.before makes it; the shrinks read its thread's handles from the cache. */
@@ -736,9 +744,12 @@ export class ContextDraft {
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */
   toolOf(event: ToolOutput, facts?: Facts): string | null {
-    return (facts === undefined ? Reopened.is(event) : facts.kind.reopened) && this.settings.policy.reopen !== null
-      ? this.settings.policy.reopen.name
-      : this.cache.recordings.toolOf(event.callId);
+    if ((facts === undefined ? Reopened.is(event) : facts.kind.reopened) && this.settings.policy.reopen !== null)
+      return this.settings.policy.reopen.name;
+    if (facts === undefined) return this.cache.recordings.toolOf(event.callId);
+    // The recorded call's tool, looked up once: a result is shaped in several shapes.
+    if (facts.tool === undefined) facts.tool = this.cache.recordings.toolOf(event.callId);
+    return facts.tool;
   }
 
   /** A result in a shape, made once per shape (by its form and floors) for as long as the builder keeps the thread. */
@@ -824,7 +835,9 @@ export class ContextDraft {
       const handle = handles[index];
       const facts = this.cache.factsAt(events, byPlace, index);
       if (handle === undefined) {
-        for (const message of this.messagesOf(events[index]!, facts).messages) messages.push(message);
+        // By index: an iterator for each event's few messages is an object each time.
+        const own = this.messagesOf(events[index]!, facts).messages;
+        for (let at = 0; at < own.length; at += 1) messages.push(own[at]!);
         continue;
       }
       const shape = shapes.get(handle) ?? FULL_SHAPE;
@@ -964,18 +977,12 @@ function shapeKey(shape: ResultShape): string {
   return (shape as Partial<ResultState>).key ?? keyOf(shape.form, shape.floors);
 }
 
+// A form is one digit: the key is that digit, then each floor's id and form.
 function keyOf(form: Form, floors: ReadonlyMap<string, Form>): string {
-  // The floors' part is found once for each map of them (a stub takes the floors of the compress at its call).
-  let lifted = floorKeys.get(floors);
-  if (lifted === undefined) {
-    let made = "";
-    floors.forEach((to, id) => (made += `\u0000${id}\u0000${to}`));
-    floorKeys.set(floors, (lifted = made));
-  }
-  return lifted === "" ? String(form) : String(form) + lifted;
+  let key = String(form);
+  if (floors.size > 0) floors.forEach((lifted, id) => (key += `\u0000${id}\u0000${lifted}`));
+  return key;
 }
-
-const floorKeys = new WeakMap<ReadonlyMap<string, Form>, string>();
 
 // The forms of the results, worked out again at each build from the first model call of the running turn:
 // at each call of the turn the shrinks run on the forms of the call before, so a form never rises within
@@ -1228,11 +1235,14 @@ function decide(
   const { result, facts } = place;
   // Floors that lift to FULL alone lift the same elements whatever the form: a state decided at this call (at this
   // view) has them already.
-  const floors =
-    current !== undefined && current.call === call && policy.protect.every((floor) => floor.form === FULL)
-      ? current.floors
-      : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
-  const state: ResultState = { form, floors, by, call, key: keyOf(form, floors) };
+  const same = current !== undefined && current.call === call && policy.protect.every((floor) => floor.form === FULL);
+  const floors = same
+    ? current.floors
+    : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
+  // The floors' part of the key: the same floors make the same key but the form's one digit.
+  const lifted = same ? current.key.slice(1) : floorsKey;
+  const key = lifted === null ? keyOf(form, floors) : String(form) + lifted;
+  const state: ResultState = { form, floors, by, call, key };
   const was = draft.result(result, current ?? FULL_SHAPE, facts);
   const is = draft.result(result, state, facts);
   const freed = was.length - is.length;
@@ -1313,6 +1323,7 @@ function floorsOf(
   policy: ContextPolicy,
 ): ReadonlyMap<string, Form> {
   let floors: Map<string, Form> | undefined;
+  floorsKey = "";
   const protect = policy.protect;
   // Indexed loops: a pass asks this of every result it shrinks, and an iterator is an object each time.
   for (let index = 0; index < elements.length; index += 1) {
@@ -1322,7 +1333,14 @@ function floorsOf(
       const floor = protect[at]!;
       if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
     }
-    if (lifted > form) (floors ??= new Map()).set(element.id, lifted);
+    if (lifted <= form) continue;
+    // An id shown twice keeps its first place in the map (and in keyOf's key): the key is then made from the map.
+    if (floorsKey !== null)
+      floorsKey = floors?.has(element.id) ? null : `${floorsKey}\u0000${element.id}\u0000${lifted}`;
+    (floors ??= new Map()).set(element.id, lifted);
   }
   return floors ?? FULL_SHAPE.floors;
 }
+
+// The floors' part of keyOf's key for the floors floorsOf found last (null: make it with keyOf), read at once.
+let floorsKey: string | null = "";

@@ -28,17 +28,7 @@ import {
 import type { RenderInput, ShowElements } from "../inputs/render.js";
 import type { ContextPolicy } from "./context-policy.js";
 import { UnrenderedEventError } from "./errors.js";
-import {
-  COMPRESSED,
-  CUT_TEXT,
-  FULL,
-  type Form,
-  STUBBED,
-  type Shorten,
-  capText,
-  dropText,
-  shortened,
-} from "./forms.js";
+import { COMPRESSED, CUT_TEXT, FULL, type Form, STUBBED, type Shorten, capText, dropText, shortened } from "./forms.js";
 import type { ModelLimits } from "./limits.js";
 import { kindOf } from "./shrink.js";
 
@@ -177,14 +167,15 @@ export const STUBBED_LINE = "[{handle}: result left out to save space]";
 // A handle line is made only when its result's content is read: planning measures most forms and sends few,
 // so the length is summed from the template (its characters but "{handle}", and a handle for each).
 interface HandleLine {
-  template: string;
+  /** The template's text before each "{handle}" and after the last. */
+  parts: readonly string[];
   fixed: number;
   handles: number;
 }
 
 function handleLineOf(template: string): HandleLine {
-  const handles = template.split("{handle}").length - 1;
-  return { template, fixed: template.length - handles * "{handle}".length, handles };
+  const parts = template.split("{handle}");
+  return { parts, fixed: template.length - (parts.length - 1) * "{handle}".length, handles: parts.length - 1 };
 }
 
 const COMPRESSED_HANDLE_LINE = handleLineOf(COMPRESSED_LINE);
@@ -332,7 +323,8 @@ function body(parts: ToolOutput | null, { elements, textless }: Shown, tool: str
 // A shortened form's handle line stays whole above what the cap left.
 function withLine(line: HandleLine | null, handle: string, cut: string): string {
   if (line === null) return cut;
-  const made = line.template.replaceAll("{handle}", handle);
+  let made = line.parts[0]!;
+  for (let index = 1; index < line.parts.length; index += 1) made += handle + line.parts[index]!;
   return cut === "" ? made : `${made}\n${cut}`;
 }
 

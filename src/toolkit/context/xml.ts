@@ -72,9 +72,17 @@ export function xml(options: XmlOptions = {}): Show {
   const shownWith: RenderShow = (elements, numbering, _tool, citations, textless) => {
     const roots = nest(elements, orderOf);
     const context = contextOf(numbering, citations);
-    let shown = roots.length === 0 ? "" : render(roots[0]!, false, context, textless);
-    for (let index = 1; index < roots.length; index += 1)
-      shown += `\n${render(roots[index]!, false, context, textless)}`;
+    // Where nothing nests, each element is a root in its place: no nodes are made.
+    const count = roots === null ? elements.length : roots.length;
+    let shown = "";
+    for (let index = 0; index < count; index += 1) {
+      const root = roots === null ? undefined : roots[index]!;
+      const made =
+        root === undefined
+          ? render(elements[index]!, index, NO_PARTS, false, context, textless)
+          : render(root.element, root.index, root.parts, false, context, textless);
+      shown = index === 0 ? made : `${shown}\n${made}`;
+    }
     return shown;
   };
   const show: Show = (elements, numbering, tool, citations) => shownWith(elements, numbering, tool, citations);
@@ -231,24 +239,25 @@ function kept(element: Element, context: RenderContext): boolean {
 // An element and its parts: its opening, its text, each part on a line of its own, its closing tag. The pieces
 // are joined by +, which shares them (a passage's text is not copied).
 function render(
-  node: Nested,
+  recorded: Element,
+  index: number,
+  parts: readonly Nested[],
   nested: boolean,
   context: RenderContext,
   textless: readonly boolean[] | undefined,
 ): string {
-  let element = node.element;
+  let element = recorded;
   // A Source without its text opens as the element does, unless the fields setting may read the text into an
   // attribute: then it is shown as the copy (as measure finds it).
-  const dropped = textless?.[node.index] === true && Source.is(element);
+  const dropped = textless?.[index] === true && Source.is(element);
   if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
   const made = madeOf(element, context);
   const opening = openingFor(element, made, nested, context);
   const text = dropped ? "" : made.text;
   const tag = made.tag;
-  if (node.parts.length === 0) return text === "" ? `<${opening}/>` : `<${opening}>${text}</${tag}>`;
+  if (parts.length === 0) return text === "" ? `<${opening}/>` : `<${opening}>${text}</${tag}>`;
   let inner = text;
-  for (let index = 0; index < node.parts.length; index += 1)
-    inner += `\n${render(node.parts[index]!, true, context, textless)}`;
+  for (const part of parts) inner += `\n${render(part.element, part.index, part.parts, true, context, textless)}`;
   return `<${opening}>${inner}\n</${tag}>`;
 }
 
@@ -470,13 +479,16 @@ export type OrderValue = number | string | undefined;
  * Nest each element inside the element its `ref` names when that whole is in the same call. Roots keep
  * arrival order; the parts of one whole sort by `orderOf` (numbers before strings; null: no order is set),
  * and parts without a value follow in arrival order. A cycle of refs is cut at its first element in arrival order.
+ * Null when nothing nests: every element is a root, in its place.
  */
-export function nest(elements: readonly Element[], orderOf: ((element: Element) => OrderValue) | null): Nested[] {
-  const nested = wholesOf(elements);
+export function nest(
+  elements: readonly Element[],
+  orderOf: ((element: Element) => OrderValue) | null,
+): Nested[] | null {
+  if (!wholesOf(elements)) return null;
   const nodes: Nested[] = [];
   for (let index = 0; index < elements.length; index += 1)
     nodes.push({ element: elements[index]!, index, parts: NO_PARTS });
-  if (!nested) return nodes;
   const count = elements.length;
   const roots: Nested[] = [];
   for (let index = 0; index < count; index += 1) {
