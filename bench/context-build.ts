@@ -99,6 +99,14 @@ function collect(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/**
+ * Wait, without running JavaScript, for the background work of the collection just run: V8 sweeps the heap on
+ * other threads after a full collection, and the process's CPU time would count that sweeping in the build.
+ */
+function settle(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -184,6 +192,7 @@ function measure(make: () => MessageBuilder, events: readonly Event[], runs: num
     // The garbage of the builders measured before is collected first (outside the time): a worker's cold build
     // of a thread does not follow six others.
     collect();
+    settle();
     const made = make();
     figures.cold.push(timed(() => made.build(before)));
     figures.warm.push(timed(() => (figures.characters = made.build(after).request.characters)));

@@ -173,7 +173,9 @@ export class Recordings {
   private readonly outputs = new Map<string, ToolOutput>();
   private readonly calls = new Map<string, ToolCall>();
   private readonly firsts = new Map<string, Recording>();
-  // The results whose elements are not in `firsts` yet: most builds never reopen, so they are indexed when asked.
+  // The results not in `outputs` yet, and those whose elements are not in `firsts` yet: most builds never reopen,
+  // so they are indexed when asked.
+  private unlisted: ToolOutput[] = [];
   private unindexed: ToolOutput[] = [];
 
   /** Read the events of a thread, every stream, in log order. */
@@ -198,7 +200,7 @@ export class Recordings {
       }
       if (!kind.result) continue;
       const output = event as ToolOutput;
-      if (output.callId !== null && !this.outputs.has(output.callId)) this.outputs.set(output.callId, output);
+      if (output.callId !== null) this.unlisted.push(output);
       // A reopen result holds no elements of its own: content is drawn from where a tool first recorded it.
       if (!kind.reopened) this.unindexed.push(output);
     }
@@ -206,6 +208,9 @@ export class Recordings {
 
   /** The result recorded for a call id, or undefined. */
   output(callId: string): ToolOutput | undefined {
+    // The first result recorded for a call id is its result.
+    for (const output of this.unlisted) if (!this.outputs.has(output.callId!)) this.outputs.set(output.callId!, output);
+    this.unlisted = [];
     return this.found(this.outputs.get(callId));
   }
 

@@ -216,6 +216,19 @@ describe("xml", () => {
     }
   });
 
+  it("escapes an attribute value that holds only one of &, <, >, \" and '", () => {
+    for (const [title, escaped] of [
+      ["fish & chips", "fish &amp; chips"],
+      ["a < b", "a &lt; b"],
+      ["a > b", "a &gt; b"],
+      ['the "best"', "the &quot;best&quot;"],
+      ["it's", "it&#39;s"],
+    ] as const) {
+      const document = Document({ id: "d", title });
+      expect(shown([document])).toBe(`<document id="1" title="${escaped}"/>`);
+    }
+  });
+
   it("refuses a path in fields or order that does not start with a field of its type", () => {
     expect(() => xml({ fields: new Map([[Document, { titel: "title" }]]) })).toThrow(ValueError);
     expect(() => xml({ order: new Map([[Passage, "chunkIndex"]]) })).toThrow(/does not start with one of its fields/);
