@@ -129,6 +129,13 @@ describe("Trace", () => {
         [44, " [2]"],
       ]),
     ).toBe("Free four times a year [2]. Extra costs 25 euros [2].");
+    // In the order of their positions, whatever the order of the list.
+    expect(
+      inserted("Free four times a year. Extra costs 25 euros.", [
+        [44, " [3]"],
+        [22, " [2]"],
+      ]),
+    ).toBe("Free four times a year [2]. Extra costs 25 euros [3].");
   });
 });
 

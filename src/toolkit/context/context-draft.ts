@@ -1239,9 +1239,8 @@ function decide(
   const floors = same
     ? current.floors
     : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
-  // The floors' part of the key: the same floors make the same key but the form's one digit.
-  const lifted = same ? current.key.slice(1) : floorsKey;
-  const key = lifted === null ? keyOf(form, floors) : String(form) + lifted;
+  // The same floors make the same key but the form's one digit.
+  const key = same ? String(form) + current.key.slice(1) : keyOf(form, floors);
   const state: ResultState = { form, floors, by, call, key };
   const was = draft.result(result, current ?? FULL_SHAPE, facts);
   const is = draft.result(result, state, facts);
@@ -1323,7 +1322,6 @@ function floorsOf(
   policy: ContextPolicy,
 ): ReadonlyMap<string, Form> {
   let floors: Map<string, Form> | undefined;
-  floorsKey = "";
   const protect = policy.protect;
   // Indexed loops: a pass asks this of every result it shrinks, and an iterator is an object each time.
   for (let index = 0; index < elements.length; index += 1) {
@@ -1333,14 +1331,7 @@ function floorsOf(
       const floor = protect[at]!;
       if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
     }
-    if (lifted <= form) continue;
-    // An id shown twice keeps its first place in the map (and in keyOf's key): the key is then made from the map.
-    if (floorsKey !== null)
-      floorsKey = floors?.has(element.id) ? null : `${floorsKey}\u0000${element.id}\u0000${lifted}`;
-    (floors ??= new Map()).set(element.id, lifted);
+    if (lifted > form) (floors ??= new Map()).set(element.id, lifted);
   }
   return floors ?? FULL_SHAPE.floors;
 }
-
-// The floors' part of keyOf's key for the floors floorsOf found last (null: make it with keyOf), read at once.
-let floorsKey: string | null = "";

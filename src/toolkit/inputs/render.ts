@@ -42,9 +42,8 @@ export function elementsThenText(turn: any, show: ShowElements, _input?: Input |
  */
 export function renderedBy<T>(inputType: z.ZodType<T>, render: RenderTurn<T> = elementsThenText): RenderInput {
   return (input, show) => {
-    // Text, the default input type, turns a string into its turn without zod's machinery: a cold build renders
-    // every input of a long thread.
-    // A Text turn holds no element: the default RenderTurn makes its message of the text alone.
+    // Text, the default input type, turns a string into its turn without zod's machinery (a cold build renders
+    // every input of a long thread); such a turn holds no element, so the default RenderTurn's message is its text.
     if ((inputType as z.ZodType<unknown>) === Text && typeof input.payload === "string")
       return render === elementsThenText
         ? UserMessage(input.payload)

@@ -56,6 +56,12 @@ describe("mapArguments", () => {
     });
     expect(mapped.id).toBe("c3");
   });
+
+  it("maps a handle only as the thread writes it", () => {
+    const written = ["r1", " r2 ", "r01", "r+1", "r1.0", "r1e0", "r0", "r", "R1", "rr1"];
+    const mapped = mapArguments(call("reopen", { results: written }), reopenTool.def(), numbering, handles);
+    expect(mapped.arguments).toEqual({ results: ["c1", "c2", ...written.slice(2)] });
+  });
 });
 
 describe("shownArguments", () => {

@@ -6,7 +6,7 @@ import { Trace } from "../../../src/domain/trace.js";
 import { InvalidQueryError } from "../../../src/ports/errors.js";
 import { executeCall } from "../../../src/runtime/tools/execute.js";
 import { tool } from "../../../src/runtime/tools/function-tool.js";
-import { Reopen, ReopenArguments } from "../../../src/toolkit/context/reopen.js";
+import { Recordings, Reopen, ReopenArguments } from "../../../src/toolkit/context/reopen.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
 const reopen = new Reopen();
@@ -108,5 +108,16 @@ describe("Reopen", () => {
   it("refuses arguments without elements and results fields, and a bad name", () => {
     expect(() => new Reopen({ arguments: z.object({ ids: z.array(z.string()) }) })).toThrow(ValueError);
     expect(() => new Reopen({ name: "re open" })).toThrow(ValueError);
+  });
+});
+
+describe("Recordings", () => {
+  it("gives the first result recorded for a call id, however many results came after it", () => {
+    const recordings = new Recordings([ToolOutput({ callId: "c1", text: "first" })]);
+    recordings.append([ToolOutput({ callId: "c1", text: "again" }), ToolOutput({ callId: "c2", text: "other" })]);
+    expect(recordings.output("c1")?.text).toBe("first");
+    recordings.append([ToolOutput({ callId: "c2", text: "later" })]);
+    expect([recordings.output("c2")?.text, recordings.missed]).toEqual(["other", false]);
+    expect([recordings.output("c3"), recordings.missed]).toEqual([undefined, true]);
   });
 });

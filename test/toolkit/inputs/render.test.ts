@@ -37,6 +37,8 @@ describe("renderedBy", () => {
   it("parses each input's payload into the input type and renders it with elementsThenText by default", () => {
     const render = renderedBy(Text);
     expect(render(Input({ payload: "When?" }), show)).toEqual(UserMessage("When?"));
+    // The text as written, spaces and lines included.
+    expect(render(Input({ payload: "  When?\n\nTomorrow. " }), show)).toEqual(UserMessage("  When?\n\nTomorrow. "));
   });
 
   it("renders the parsed turn with the RenderTurn it is given, which also gets the recorded input", () => {
