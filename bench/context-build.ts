@@ -413,6 +413,36 @@ the element, as a bound on what a cheaper lookup could save, was not measurably 
 was cited, each result's shapes, and the one collection of the young generation that a cold build of 10,000
 events sets off (5 to 10 ms).
 
+That collection was then taken out (issue 11, once more): a cold build of 10,000 events with shrinking allocated
+22.2 to 23.1 MB, more than the young generation holds (16 MB), and now allocates 16.9 to 17.6 MB (5 builds each,
+a young generation large enough for no collection to run), which fits once the code is warm, so the build
+runs without a pause. What went: a model output's calls are the recorded list where every call shows as recorded
+(no copy, no closures: \`shownArguments\` returns a call that names no id at once), its markers are put back
+without copying a list that is in order, a Text input's message is its text (no turn object, no search for
+elements), xml shows dropText's elements without copying them (the textless flags reach the layout, as they
+reach its measure) and nothing nested without nodes, an opening is joined once into one string (not grown by +
+and flattened), lists of offers and of an event's messages are read by index (an iterator's step was an object
+each time), a cut of a thread is one trace (it was a view and a copy of the same cut), a view that shows every
+event shows its own list without building another, a stub's shape key reuses its compress's, a fact record
+points at its event type's kind record, a result's tool is asked once, result handles are a list by number,
+results are listed by call id only when a reopen asks, and an attribute value is escaped after one loop over its
+characters (a regular expression's test before). Alternating the two codes, 41 builds a process, each after a
+collection whose background sweeping was waited out, the median cold build took 45.3, 47.0, 43.5, 48.3 and
+42.3 ms (49.7, 52.1, 48.0, 53.3 and 46.5 ms of CPU) before against 42.2, 37.1, 35.6, 36.8 and 34.5 ms (43.5,
+37.9, 36.5, 37.5 and 35.1 of CPU) after, in a quiet hour; in a busier one, with the code as it is now (a
+compress's key made from its floors again), 58.1, 53.7, 67.5, 65.0 and 58.8 ms of CPU against 43.9, 52.6,
+45.2, 54.3 and 40.3. At 1,000 events (101 builds) 3.4 and 3.3 ms against 3.1 and 3.2; at 50,000 events, which
+allocate several times the young generation anyway, no change beyond the noise (360.9, 420.0, 417.5 and 396.8
+ms against 378.8, 348.0, 369.8 and 582.7).
+
+Two changes to how this benchmark measures came with it. The collection before each cold build is followed by
+a 50 ms wait: V8 sweeps the heap on other threads after a full collection, and that sweeping ran within the
+cold build and counted in its CPU time (7 to 10 ms more CPU than wall time at 10,000 events). And each row runs
+as many untimed cold builds as it times: V8 optimizes what a build runs over its first builds at a size, on
+other threads as well, and with 7 timed builds at 10,000 events the first ones were the slowest (54, 61, 52, 55,
+48, 52, 45 ms in one process; the medians of two processes 52.1 and 59.4 against 38.6 to 46.4 over 15 builds).
+A worker's code has been running long before it builds a thread cold.
+
 Building each prefix of the last ${(PREFIXES.count - PREFIXES.from).toLocaleString("en")} events of a ${PREFIXES.count.toLocaleString("en")}-event thread in turn with one builder (shrinking, as a
 worker does at each model call; each trace grown from the one before by its new event, as a worker tops up the
 trace it keeps), a turn's first build took ${turns.first.toFixed(1)} ms of CPU (median) and the others ${turns.others.toFixed(1)}.

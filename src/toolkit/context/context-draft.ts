@@ -541,7 +541,8 @@ export class ContextDraft {
     // The tools with reopen, made once per build: each call of the turn that shortens something offers them.
     this.withReopen = reopen === null ? settings.tools : [...settings.tools, reopen];
     const defs = new Map([...(reopen === null ? [] : [reopen]), ...settings.tools].map((def) => [def.name, def]));
-    // The xml layout shows textless elements (dropText's) without copying them; `textless` comes only where it measures.
+    // The xml layout shows textless elements (dropText's) without copying them; `textless` comes only where it
+    // measures.
     const render = renderOf(settings.show) ?? settings.show;
     const show = (elements: readonly Element[], tool: string | null, textless?: readonly boolean[]) =>
       render(elements, cache.numbering, tool, settings.citations, textless);

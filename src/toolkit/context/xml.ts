@@ -29,7 +29,10 @@ export interface XmlOptions {
   cite?: string | null;
 }
 
-/** Whether a field is one every element has, which the layout shows in its own way (type as tag, id as number, ref by nesting). */
+/**
+ * Whether a field is one every element has, which the layout shows in its own way (type as tag, id as number, ref
+ * by nesting).
+ */
 function baseField(key: string): boolean {
   // Compared, not looked up in a Set: a cold build reads every field of every element it measures.
   return key === "type" || key === "id" || key === "ref" || key === "properties";
@@ -99,25 +102,22 @@ export function xml(options: XmlOptions = {}): Show {
 }
 
 /**
- * The length of the text a Show makes of elements, found without making the text; an element whose place in
- * `textless` is true is measured as `withoutText` leaves it (dropText), without copying it.
+ * A Show's arguments and `textless`: an element whose place in it is true counts as `withoutText` leaves it
+ * (dropText), without being copied.
  */
-export type MeasureShow = (
+type TextlessShow<R> = (
   elements: readonly Element[],
   numbering: Numbering,
   tool: string | null,
   citations: CitationStrategy | null,
   textless?: readonly boolean[],
-) => number;
+) => R;
 
-/** What a Show makes of elements, an element whose place in `textless` is true shown as `withoutText` leaves it (dropText), without copying it. */
-export type RenderShow = (
-  elements: readonly Element[],
-  numbering: Numbering,
-  tool: string | null,
-  citations: CitationStrategy | null,
-  textless?: readonly boolean[],
-) => string;
+/** The length of the text a Show makes of elements, found without making the text. */
+export type MeasureShow = TextlessShow<number>;
+
+/** The text a Show makes of elements. */
+export type RenderShow = TextlessShow<string>;
 
 const layouts = new WeakMap<Show, { measure: MeasureShow; render: RenderShow }>();
 
