@@ -245,7 +245,7 @@ class LaterResult implements ShownResult {
   }
 }
 
-/** The elements a form leaves, and which of them show without their text (dropText's, not copied until shown). */
+/** The elements a form leaves, and which show without their text (dropText's: the layout leaves it out, no copy). */
 interface Shown {
   elements: readonly Element[];
   textless: readonly boolean[] | undefined;
