@@ -91,7 +91,8 @@ export function xml(options: XmlOptions = {}): Show {
     }
     return shown;
   };
-  const show: Show = (elements, numbering, tool, citations) => shownWith(elements, numbering, tool, citations);
+  // The Show itself: its callers pass no textless flags, the context builder does (renderOf).
+  const show: Show = shownWith;
   // The length alone is summed from the same kept pieces, so a context is measured without making its text.
   layouts.set(show, {
     measure: (elements, numbering, _tool, citations, textless) =>
