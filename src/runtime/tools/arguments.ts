@@ -52,19 +52,20 @@ interface Rewrites {
   result: (value: JsonValue) => JsonValue;
 }
 
-// Whether the call has an argument that the tool declares an element or result argument.
+// Whether the tool declares an argument an element or a result argument. A cold build shows every recorded
+// call: the tool's few result arguments are looked up without a Set.
+function idArgument(def: ToolDef, name: string): boolean {
+  return def.elements[name] !== undefined || def.results.includes(name);
+}
+
+// Whether the call has an element or result argument.
 function namesIds(call: ToolCall, def: ToolDef): boolean {
-  for (const name in call.arguments)
-    if (Object.hasOwn(call.arguments, name) && (def.elements[name] !== undefined || def.results.includes(name)))
-      return true;
+  for (const name in call.arguments) if (Object.hasOwn(call.arguments, name) && idArgument(def, name)) return true;
   return false;
 }
 
 function rewritten(call: ToolCall, def: ToolDef, rewrites: Rewrites): ToolCall {
-  // A cold build shows every recorded call: the tool's few result arguments are looked up without a Set.
-  const names = Object.keys(call.arguments).filter(
-    (name) => def.elements[name] !== undefined || def.results.includes(name),
-  );
+  const names = Object.keys(call.arguments).filter((name) => idArgument(def, name));
   if (names.length === 0) return call;
   const args = { ...call.arguments };
   for (const name of names) {

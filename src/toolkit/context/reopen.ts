@@ -173,9 +173,7 @@ export class Recordings {
   private readonly outputs = new Map<string, ToolOutput>();
   private readonly calls = new Map<string, ToolCall>();
   private readonly firsts = new Map<string, Recording>();
-  // The results not in `outputs` yet, and those whose elements are not in `firsts` yet: most builds never reopen,
-  // so they are indexed when asked.
-  private unlisted: ToolOutput[] = [];
+  // The results not in `outputs` and `firsts` yet: most builds never reopen, so they are indexed when asked.
   private unindexed: ToolOutput[] = [];
 
   /** Read the events of a thread, every stream, in log order. */
@@ -199,18 +197,13 @@ export class Recordings {
         }
       }
       if (!kind.result) continue;
-      const output = event as ToolOutput;
-      if (output.callId !== null) this.unlisted.push(output);
-      // A reopen result holds no elements of its own: content is drawn from where a tool first recorded it.
-      if (!kind.reopened) this.unindexed.push(output);
+      this.unindexed.push(event as ToolOutput);
     }
   }
 
   /** The result recorded for a call id, or undefined. */
   output(callId: string): ToolOutput | undefined {
-    // The first result recorded for a call id is its result.
-    for (const output of this.unlisted) if (!this.outputs.has(output.callId!)) this.outputs.set(output.callId!, output);
-    this.unlisted = [];
+    this.index();
     return this.found(this.outputs.get(callId));
   }
 
@@ -226,12 +219,21 @@ export class Recordings {
 
   /** The result that first recorded an element id, and its place in it, or undefined. */
   firstRecorded(id: string): Recording | undefined {
-    for (const output of this.unindexed)
+    this.index();
+    return this.found(this.firsts.get(id));
+  }
+
+  // Index the results read since: the first result recorded for a call id is its result, and the first that
+  // recorded an element id is where it is drawn from. A reopen result holds no elements of its own.
+  private index(): void {
+    for (const output of this.unindexed) {
+      if (output.callId !== null && !this.outputs.has(output.callId)) this.outputs.set(output.callId, output);
+      if (kindOf(output).reopened) continue;
       output.elements.forEach((element, index) => {
         if (!this.firsts.has(element.id)) this.firsts.set(element.id, { output, index });
       });
+    }
     this.unindexed = [];
-    return this.found(this.firsts.get(id));
   }
 
   private found<V>(value: V | undefined): V | undefined {
