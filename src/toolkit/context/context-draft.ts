@@ -14,7 +14,7 @@ import {
   type ToolCall,
   ToolOutput,
 } from "../../domain/events.js";
-import { Numbering } from "../../domain/numbering.js";
+import { Numbering, THREAD_NUMBERING } from "../../domain/numbering.js";
 import { appended, extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Message, SystemMessage, type ToolDef, ToolResult, UserMessage } from "../../ports/messages.js";
@@ -23,7 +23,7 @@ import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
 import type { KeptThreads } from "../../runtime/runner/work.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
-import { ResultHandles } from "../../runtime/tools/ids.js";
+import { type Handles, ResultHandles, THREAD_HANDLES } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import { type ContextPolicy, Reasoning } from "./context-policy.js";
 import { FULL, type Form, STUBBED, type Shorten, asRecorded, shortened } from "./forms.js";
@@ -147,78 +147,73 @@ interface Rendered {
   characters: number;
 }
 
-/** Numbering that notes a lookup that found nothing: its answer may change once more events are numbered. */
-class NotingNumbering extends Numbering {
+/**
+ * The thread's numbering (the index its Trace keeps) as it was when a cache read the thread: numbers given later
+ * (by a longer trace that took the index over) stay out. It notes a lookup that found nothing, when `noting`: its
+ * answer may change once more events are numbered.
+ */
+class NumberingUpTo extends Numbering {
   missed = false;
 
-  override numberOf(id: string): number | undefined {
-    const number = super.numberOf(id);
-    if (number === undefined) this.missed = true;
-    return number;
-  }
-
-  override element(number: number): Element | undefined {
-    const element = super.element(number);
-    if (element === undefined) this.missed = true;
-    return element;
-  }
-
-  override get size(): number {
-    this.missed = true;
-    return super.size;
-  }
-
-  /** The numbers so far, as of now, for a context that outlives this build. */
-  upToNow(): Numbering {
-    return new NumberingUpTo(this, super.size);
-  }
-
-  /** numberOf without noting a miss: for readers of a finished context, not for rendering. */
-  quietNumberOf(id: string): number | undefined {
-    return super.numberOf(id);
-  }
-
-  /** element without noting a miss: for readers of a finished context, not for rendering. */
-  quietElement(number: number): Element | undefined {
-    return super.element(number);
-  }
-}
-
-/** The numbers of a thread as they were when a context was built: numbers given later stay out. */
-class NumberingUpTo extends Numbering {
   constructor(
-    private readonly all: NotingNumbering,
-    private readonly count: number,
+    private all: Numbering,
+    private count: number,
+    private readonly noting: boolean,
   ) {
     super();
   }
 
+  /** Read the numbering of a thread that extends the one read so far. */
+  read(all: Numbering): void {
+    this.all = all;
+    this.count = all.size;
+  }
+
   override numberOf(id: string): number | undefined {
-    const number = this.all.quietNumberOf(id);
-    return number !== undefined && number <= this.count ? number : undefined;
+    const number = this.all.numberOf(id);
+    if (number !== undefined && number <= this.count) return number;
+    if (this.noting) this.missed = true;
+    return undefined;
   }
 
   override element(number: number): Element | undefined {
-    return number <= this.count ? this.all.quietElement(number) : undefined;
+    const element = number <= this.count ? this.all.element(number) : undefined;
+    if (element === undefined && this.noting) this.missed = true;
+    return element;
   }
 
   override get size(): number {
+    if (this.noting) this.missed = true;
     return this.count;
+  }
+
+  /** The numbers so far, as of now, for a context that outlives this build: it notes nothing. */
+  upToNow(): Numbering {
+    return new NumberingUpTo(this.all, this.count, false);
   }
 }
 
-/** Handles that note a lookup that found nothing: its answer may change once more results are recorded. */
-class NotingHandles extends ResultHandles {
+/**
+ * The thread's result handles (the index its Trace keeps), noting a lookup that found nothing: its answer may
+ * change once more results are recorded.
+ */
+class NotingHandles implements Handles {
   missed = false;
+  private all = new ResultHandles();
 
-  override handleOf(callId: string): string | undefined {
-    const handle = super.handleOf(callId);
+  /** Read the handles of a thread that extends the one read so far. */
+  read(all: ResultHandles): void {
+    this.all = all;
+  }
+
+  handleOf(callId: string): string | undefined {
+    const handle = this.all.handleOf(callId);
     if (handle === undefined) this.missed = true;
     return handle;
   }
 
-  override callIdOf(handle: string): string | undefined {
-    const callId = super.callIdOf(handle);
+  callIdOf(handle: string): string | undefined {
+    const callId = this.all.callIdOf(handle);
     if (callId === undefined) this.missed = true;
     return callId;
   }
@@ -272,7 +267,9 @@ class Few<K, V> {
 export class ThreadCache {
   /** The events read so far: the list of the thread last read. */
   events: readonly Event[] = [];
-  readonly numbering = new NotingNumbering();
+  /** The thread's numbering, the index its trace keeps (not made again for each builder), as of the events read. */
+  readonly numbering = new NumberingUpTo(new Numbering(), 0, true);
+  /** The thread's result handles, the index its trace keeps, as of the events read. */
   readonly handles = new NotingHandles();
   readonly recordings = new Recordings();
   /** Each result as each Shorten function made it, checked. */
@@ -420,22 +417,24 @@ export class ThreadCache {
     return extendsList(events, this.events) ? this.factsByPlace : undefined;
   }
 
-  /** Read the events of `events` after those read so far; `events` starts with them. */
-  extend(events: readonly Event[]): void {
+  /** Read the events of `thread` after those read so far; its events start with them. */
+  extend(thread: Trace): void {
+    const { events } = thread;
     const from = this.events.length;
+    // Numbers and handles are the indexes the trace keeps, made once for it (the tool checks read them too), not
+    // again by each builder that reads it.
+    this.numbering.read(thread.index(THREAD_NUMBERING));
+    this.handles.read(thread.index(THREAD_HANDLES));
     // The thread's list is kept, not copied: the next one made from it is known to extend it (extendsList).
     this.events = events;
-    // One pass, each reader in turn on each event: on a long thread a pass for each reader costs more than its work.
-    // The readers are handed one event at a time, in one list that none of them keeps.
+    // One pass for the recordings and the facts: the kind is read once, and the recordings are handed one event at
+    // a time, in one list they do not keep.
     const one: Event[] = [];
     for (let index = from; index < events.length; index += 1) {
       const event = events[index]!;
       one[0] = event;
-      // Each reader is handed only the events it reads: the kind is read once, here.
       const kind = kindOf(event);
-      // Only inputs and results hold elements, only results have handles, and only they and model outputs record.
-      if (kind.input || kind.result) this.numbering.append(one);
-      if (kind.result) this.handles.append(one);
+      // Only results and model outputs record.
       if (kind.result || kind.modelOutput) this.recordings.append(one);
       // An event asked about alone before it was read keeps its facts.
       this.factsByPlace.push((this.facts.size === 0 ? undefined : this.facts.get(event)) ?? this.newFacts(event, kind));
@@ -505,12 +504,12 @@ function findCache(caches: ThreadCache[], thread: Trace): ThreadCache {
   if (at >= 0 && !(caches[at]!.missed && events.length > caches[at]!.events.length)) {
     const [cache] = caches.splice(at, 1);
     caches.unshift(cache!);
-    cache!.extend(events);
+    cache!.extend(thread);
     return cache!;
   }
   if (at >= 0) caches.splice(at, 1);
   const cache = new ThreadCache();
-  cache.extend(events);
+  cache.extend(thread);
   // A cut of a thread a cache holds (a replay of an earlier call) is built apart, so the longer cache stays.
   const cut = caches.some(
     (kept) => kept.events.length > events.length && events.every((event, index) => kept.events[index] === event),

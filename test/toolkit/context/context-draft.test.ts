@@ -8,7 +8,7 @@ import { ContextPolicy, Text, renderedBy, xml } from "../../../src/toolkit/index
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
 function draftOf(trace: Trace, cache: ThreadCache): ContextDraft {
-  cache.extend(trace.thread.events);
+  cache.extend(trace.thread);
   const settings = {
     renderInput: renderedBy(Text),
     renderers: new Map(),

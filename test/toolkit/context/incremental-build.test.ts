@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Input, ModelOutput, Reopened, type Event } from "../../../src/domain/events.js";
+import { THREAD_NUMBERING } from "../../../src/domain/numbering.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { ToolDef, UserMessage } from "../../../src/ports/messages.js";
 import { ChatRequest } from "../../../src/ports/request.js";
@@ -291,6 +292,20 @@ describe("a warm build", () => {
     );
   });
 
+  it("renders a call again once the result its arguments name is recorded, as a cold build does", () => {
+    // One model output calls a search and a reopen of the search's result: before that result is recorded, the
+    // reopen's argument has no handle.
+    const conversation = new Conversation()
+      .ask("one")
+      .round(
+        { name: "search", arguments: { query: "a" }, result: { elements: documentOf("a", 1) } },
+        { name: "reopen", arguments: { elements: [], results: ["c1"] }, result: {} },
+      );
+    conversation.events.splice(-1, 1, Reopened({ callId: "c2", reopenedElements: [], reopenedResults: ["c1"] }));
+    const warm = builder({});
+    for (const trace of prefixes(conversation.events)) expect(built(warm, trace)).toEqual(built(builder({}), trace));
+  });
+
   it("keeps the renders of the 8 threads built last, and of at most 100,000 events of them together", () => {
     let rendered = 0;
     const made = new MessageBuilder({
@@ -371,6 +386,24 @@ describe("a warm build", () => {
     made.build(conversation.trace());
     expect(first.numbering.size).toBe(2);
     expect(first.numbering.numberOf("two")).toBeUndefined();
+    expect(first.numbering.numberOf("one#0")).toBe(2);
+  });
+
+  it("gives a context whose numbering stays as it was, though a longer trace grew the thread's numbering it read", () => {
+    const conversation = new Conversation().ask("One?").search("one", documentOf("one", 1));
+    const trace = conversation.trace();
+    const made = builder({});
+    const first = made.build(trace);
+    // A worker tops up the trace it keeps: the longer trace takes over the numbering the shorter one made.
+    conversation.search("two", documentOf("two", 1));
+    const added = conversation.events.slice(trace.events.length);
+    const longer = trace.with(added.map((event, index) => ({ position: trace.events.length + index + 1, event })));
+    const second = made.build(longer);
+    expect(longer.thread.index(THREAD_NUMBERING).numberOf("two")).toBe(3);
+    expect(second.numbering.numberOf("two")).toBe(3);
+    expect(first.numbering.size).toBe(2);
+    expect(first.numbering.numberOf("two")).toBeUndefined();
+    expect(first.numbering.element(3)).toBeUndefined();
     expect(first.numbering.numberOf("one#0")).toBe(2);
   });
 });
