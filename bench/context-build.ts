@@ -4,8 +4,10 @@
  * call of the running turn compresses and stubs): cold (a new builder) and warm (the same builder, after
  * one more event is appended). Not a test: run `npm run bench`; it writes its section of bench/README.md.
  */
+import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { markdownTable, writeSection } from "./report.js";
 import { caughtUp, pauses, within, type Span } from "./shared/pauses.js";
 import {
@@ -14,11 +16,13 @@ import {
   ModelOutput,
   ToolOutput,
   Trace,
+  THREAD_NUMBERING,
   type Event,
   type StoredEvent,
 } from "../src/domain/index.js";
 import { ToolDef } from "../src/ports/index.js";
 import { BRACKETS } from "../src/runtime/index.js";
+import { THREAD_HANDLES } from "../src/runtime/tools/ids.js";
 import { ContextPolicy, MessageBuilder, ModelLimits, Text, Tokens, renderedBy } from "../src/toolkit/index.js";
 import { Document, Passage } from "../examples/tutorials/02-citations/tools.js";
 
@@ -204,6 +208,30 @@ function measure(make: () => MessageBuilder, events: readonly Event[], runs: num
 }
 
 const ms = (values: number[]) => Number(median(values).toFixed(1));
+
+// A child run (youngRun): only the cold builds of 10,000 events with shrinking, their median wall ms on stdout.
+if (process.env.BENCH_YOUNG_MB !== undefined) {
+  console.log(ms(measure(WITH, eventsOf(10_000), 15).cold.map((time) => time.wall)));
+  process.exit(0);
+}
+
+/**
+ * The median cold build of 10,000 events with shrinking, in a process of its own whose young generation's
+ * semi-space holds `megabytes` MB: with 2 MB, the collector copies what the build keeps while it runs, as it
+ * does at 50,000 events with the default 16 MB.
+ */
+function youngRun(megabytes: number): number {
+  const script = fileURLToPath(import.meta.url);
+  const { stdout, status } = spawnSync(
+    process.execPath,
+    ["--expose-gc", `--max-semi-space-size=${megabytes}`, "--import", "tsx", script],
+    { env: { ...process.env, BENCH_YOUNG_MB: String(megabytes) }, encoding: "utf8" },
+  );
+  const wall = Number(stdout.trim().split("\n").at(-1));
+  if (status !== 0 || !Number.isFinite(wall))
+    throw new Error(`The cold builds with a ${megabytes} MB semi-space failed.`);
+  return wall;
+}
 const rows: (string | number)[][] = [
   [
     "events",
@@ -224,7 +252,8 @@ const colds: Timing[][] = [];
 // Builders of a small thread first compile the code a build runs: the first size's kept MB would count it.
 for (const make of [WITHOUT, WITH]) make().build(Trace.of(eventsOf(200)));
 const SIZES = [1_000, 10_000, 50_000];
-const RUNS = [15, 7, 5];
+// 15 at 10,000 events (7 before): the medians of 7 moved by 15 to 25 ms between runs of the same code.
+const RUNS = [15, 15, 5];
 SIZES.forEach((count, index) => {
   const events = eventsOf(count);
   const runs = RUNS[index]!;
@@ -272,10 +301,12 @@ const grown = (figure: (row: (string | number)[]) => number) =>
   largest ? `${(figure(largest) / figure(target)).toFixed(1)}×` : "unmeasured";
 const growth = (column: number) => grown((row) => Number(row[column]));
 const restGrowth = grown((row) => Number(row[coldWall]) - Number(row[gcColumn]));
+// µs an event of a build of `count` events that took `wall` ms.
+const perEventOf = (wall: number, count: number) => ((wall * 1000) / count).toFixed(1);
 // The cold wall time with shrinking per event, in µs, at a size.
 const perEvent = (count: number) => {
   const row = rows.find((candidate) => candidate[0] === count && candidate[1] === "yes");
-  return row ? ((Number(row[coldWall]) * 1000) / count).toFixed(1) : "unmeasured";
+  return row ? perEventOf(Number(row[coldWall]), count) : "unmeasured";
 };
 
 /**
@@ -299,6 +330,38 @@ function readCost(count: number): number {
   return Number(median(times).toFixed(1));
 }
 const reads = SIZES.map((count) => ({ count, ns: readCost(count) }));
+
+/**
+ * The ms to make the indexes a trace keeps for its thread and a cold build reads (element numbers, result
+ * handles): once for each trace a worker reads, shared by the builders and the tool checks. Median of 5, each on
+ * a new trace of the same events, after a collection.
+ */
+function indexCost(count: number): number {
+  const events = eventsOf(count);
+  const times: number[] = [];
+  for (let run = 0; run < 5; run += 1) {
+    const trace = Trace.of(events);
+    collect();
+    settle();
+    const start = performance.now();
+    trace.index(THREAD_NUMBERING);
+    trace.index(THREAD_HANDLES);
+    times.push(performance.now() - start);
+  }
+  return Number(median(times).toFixed(1));
+}
+const indexes = SIZES.map((count) => ({ count, ms: indexCost(count) }));
+
+// Alternating, three processes each.
+const young = { small: [] as number[], usual: [] as number[] };
+for (let round = 0; round < 3; round += 1) {
+  young.small.push(youngRun(2));
+  young.usual.push(youngRun(16));
+}
+console.log(
+  `10,000 events cold with a 2 MB semi-space ${young.small.join(", ")} ms, with 16 MB ${young.usual.join(", ")}`,
+);
+console.log(`the trace's indexes: ${indexes.map(({ count, ms }) => `${count}: ${ms} ms`).join(", ")}`);
 console.log(`one field read per event: ${reads.map(({ count, ns }) => `${count}: ${ns} ns`).join(", ")}`);
 
 /**
@@ -333,7 +396,10 @@ writeSection(
 passages of about 350 characters, and an answer that cites one passage; the running turn has two
 searches, so the builder works the forms out at three calls.
 
-- **cold** is a new builder's first build of the trace.
+- **cold** is a new builder's first build of the trace: a trace the worker holds, whose element numbers and
+  result handles are indexes the trace keeps, made once for it and read by the tool checks as well. Making them
+  for a new trace took ${indexes.map(({ count, ms }) => `${ms} ms at ${count.toLocaleString("en")} events`).join(", ")} in this run (once per trace a worker reads, not
+  per build).
 - **warm** is the same builder's next build, after one more event (the running turn's last result) is
   appended (the trace grown by it, \`Trace.with\`, as a worker tops up the trace it keeps): the builder keeps what it rendered of the thread (each event's messages, each result as each
   Shorten made it, each element's xml opening (or its length, where only measured) as a root and as a part and its escaped text, the length of
@@ -374,8 +440,8 @@ Forms are planned from lengths: the xml layout sums a result's length from each 
 only for the form that is sent (test/toolkit/context/measure.test.ts checks each length against the text
 made in full). A Source that a Shorten copies with another text (a cap) takes the opening of the element
 recorded under its id; the default compressed form (dropText) is measured from the recorded elements without
-their text, and copied only when it is sent. A cold build still reads every event, once (numbers, handles,
-recordings: about a fifth of its time), renders every event's messages once and measures each result in each form it passes
+their text, and copied only when it is sent. A cold build still reads every event, once (its kind,
+and the recordings), renders every event's messages once and measures each result in each form it passes
 through (full, compressed, stubbed) to plan the forms, keeping one record per event (its kind, handle and
 renders) for the builds that follow; a sixth or more of its CPU time is garbage collection, which grows with
 what the build keeps (kept MB): each object kept is copied by the collector once or twice while the build
@@ -448,6 +514,15 @@ other threads as well, and with 7 timed builds at 10,000 events the first ones w
 48, 52, 45 ms in one process; the medians of two processes 52.1 and 59.4 against 38.6 to 46.4 over 15 builds).
 A worker's code has been running long before it builds a thread cold.
 
+A builder then stopped making the thread's element numbers and result handles for itself (issue 11, once more):
+it reads the indexes the trace keeps, which a worker makes once for each trace it holds and which the tool checks
+of a pass read as well (before, a pass on a thread read cold made them twice). A context's numbering still stays
+as it was at its build when a longer trace takes the index over. Alternating the two codes, 21 builds a process,
+the median cold build of 10,000 events with shrinking took 42.2, 39.9 and 43.1 ms before against 36.1, 32.3 and
+35.7 after; at 50,000 events (7 builds) 377.0 and 351.5 against 373.5 and 357.9; at 1,000 events 3.2 against
+3.4. The 10,000-event rows now take the median of 15 builds (7 before): in this session, medians of 7 of the same
+code ran from 42 to 65 ms between runs.
+
 Building each prefix of the last ${(PREFIXES.count - PREFIXES.from).toLocaleString("en")} events of a ${PREFIXES.count.toLocaleString("en")}-event thread in turn with one builder (shrinking, as a
 worker does at each model call; each trace grown from the one before by its new event, as a worker tops up the
 trace it keeps), a turn's first build took ${turns.first.toFixed(1)} ms of CPU (median) and the others ${turns.others.toFixed(1)}.
@@ -488,5 +563,16 @@ each event's record, each element's pieces, number and handle, and whether it wa
 as the thread, whose entries lie further apart the longer the thread (in a CPU profile of the cold builds of
 10,000 and 50,000 events, the functions that grow most, 7–16× for 5× the events, are those lookups), the collector copies what
 the build keeps, and in this VM each page the heap grows into is faulted in by the kernel ("of it system" and
-"cold page faults"; a cold build of 10,000 events keeps ${target[keptMb]} MB, ${((Number(target[keptMb]) * 1000) / 10_000).toFixed(1)} KB an event).`,
+"cold page faults"; a cold build of 10,000 events keeps ${target[keptMb]} MB, ${((Number(target[keptMb]) * 1000) / 10_000).toFixed(1)} KB an event).
+
+Part of the growth beyond linear is the collector's, measured in the same run. A cold build of 10,000 events
+allocates less than V8's young generation holds (a semi-space of 16 MB), so nothing it keeps is copied while it
+runs; at 50,000 events it allocates several times that, and what it keeps is copied once or twice while it runs (to
+the other semi-space, then to the old generation) and lies afterwards in the order the collector copied it, not in
+the order it was made. The same 10,000 events in processes whose semi-space holds 2 MB, so that the collector runs
+within the build as it does at 50,000 events, took ${young.small.join(", ")} ms against ${young.usual.join(", ")} ms with 16 MB
+(child processes, alternating, median of 15 cold builds each): ${perEventOf(median(young.small), 10_000)} µs an event against
+${perEventOf(median(young.usual), 10_000)}, where 50,000 events took ${perEvent(50_000)} µs an event above. What would make the growth linear is less kept
+per event, so that what the collector copies shrinks with it: records by place rather than tables keyed by id, and
+fewer objects per result shape.`,
 );
