@@ -403,8 +403,8 @@ searches, so the builder works the forms out at three calls.
 - **warm** is the same builder's next build, after one more event (the running turn's last result) is
   appended (the trace grown by it, \`Trace.with\`, as a worker tops up the trace it keeps): the builder keeps what it rendered of the thread (each event's messages, each result as each
   Shorten made it, each element's xml opening (or its length, where only measured) as a root and as a part and its escaped text, the length of
-  each result in each form it was measured in, numbers, handles, the shrink pass at each call, and the
-  messages it laid out last), so it renders only the new event, plans only the new call, and lays out
+  each result in each form it was measured in, the shrink pass at each call, and the messages it laid out
+  last; numbers and handles are the trace's), so it renders only the new event, plans only the new call, and lays out
   only what follows the first event or result whose shape changed. The builders that \`forTurn\` makes
   share their base builder's cache (the 8 threads built last), so a thread's next turn and a worker's next
   activity build warm too, when their trace holds the same event objects (a trace the worker keeps and
