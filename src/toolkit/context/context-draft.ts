@@ -260,9 +260,10 @@ class Few<K, V> {
 
 /**
  * What one builder keeps of one thread between builds: the recordings, read as events are appended, and what
- * each event renders to; its numbers and handles are the indexes the thread's trace keeps. An event renders the same in every later build, since it reads
- * only what came before it; a lookup that found nothing (an id recorded later, or never) could read
- * differently once more events come, so a cache that noted one is not carried to a longer thread.
+ * each event renders to; its numbers and handles are the indexes the thread's trace keeps. An event renders the
+ * same in every later build, since it reads only what came before it; a lookup that found nothing (an id recorded
+ * later, or never) could read differently once more events come, so a cache that noted one is not carried to a
+ * longer thread.
  */
 export class ThreadCache {
   /** The events read so far: the list of the thread last read. */
