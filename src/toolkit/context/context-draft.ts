@@ -985,6 +985,11 @@ function keyOf(form: Form, floors: ReadonlyMap<string, Form>): string {
   return key;
 }
 
+// The key of the same floors with another form: its first digit replaced.
+function withForm(key: string, form: Form): string {
+  return String(form) + key.slice(1);
+}
+
 // The forms of the results, worked out again at each build from the first model call of the running turn:
 // at each call of the turn the shrinks run on the forms of the call before, so a form never rises within
 // a turn, and a shrunk result keeps what floors kept when it shrank. Nothing is stored.
@@ -1240,8 +1245,7 @@ function decide(
   const floors = same
     ? current.floors
     : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
-  // The same floors make the same key but the form's one digit.
-  const key = same ? String(form) + current.key.slice(1) : keyOf(form, floors);
+  const key = same ? withForm(current.key, form) : keyOf(form, floors);
   const state: ResultState = { form, floors, by, call, key };
   const was = draft.result(result, current ?? FULL_SHAPE, facts);
   const is = draft.result(result, state, facts);

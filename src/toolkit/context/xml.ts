@@ -250,11 +250,8 @@ function render(
   context: RenderContext,
   textless: readonly boolean[] | undefined,
 ): string {
-  let element = recorded;
-  // A Source without its text opens as the element does, unless the fields setting may read the text into an
-  // attribute: then it is shown as the copy (as measure finds it).
-  const dropped = textless?.[index] === true && Source.is(element);
-  if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
+  const dropped = textless?.[index] === true && Source.is(recorded);
+  const element = dropped ? textlessElement(recorded, context) : recorded;
   const made = madeOf(element, context);
   const opening = openingFor(element, made, nested, context);
   const text = dropped ? "" : made.text;
@@ -263,6 +260,12 @@ function render(
   let inner = text;
   for (const part of parts) inner += `\n${render(part.element, part.index, part.parts, true, context, textless)}`;
   return `<${opening}>${inner}\n</${tag}>`;
+}
+
+// The element a Source shown without its text (dropText's) opens as: itself, since its opening leaves the text out,
+// unless the fields setting may read the text into an attribute; then the copy withoutText makes.
+function textlessElement(source: Element, context: RenderContext): Element {
+  return nearestKind(context.fields, source) === undefined ? source : withoutText(source);
 }
 
 // The length of what show makes of elements, from the pieces render writes ("<", the opening, ">", the text,
@@ -277,11 +280,8 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
   }
   let length = elements.length === 0 ? 0 : -1;
   for (let index = 0; index < elements.length; index += 1) {
-    let element = elements[index]!;
-    // A Source without its text opens as the element does (the opening leaves the text out), unless the
-    // fields setting may read the text into an attribute: then it is measured as the copy.
-    const dropped = textless?.[index] === true && Source.is(element);
-    if (dropped && nearestKind(context.fields, element) !== undefined) element = withoutText(element);
+    const dropped = textless?.[index] === true && Source.is(elements[index]!);
+    const element = dropped ? textlessElement(elements[index]!, context) : elements[index]!;
     const made = madeOf(element, context);
     const opening = openingLength(element, made, nested && wholes[index]! >= 0, context);
     const tag = made.tag;

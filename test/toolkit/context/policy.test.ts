@@ -142,6 +142,27 @@ describe("the policy of a MessageBuilder with limits", () => {
     });
   });
 
+  it("stubs a result at the call that compressed it, a cited passage kept full by its floor", () => {
+    const conversation = new Conversation()
+      .ask("one")
+      .search("a", documentOf("a", 3))
+      .answer("A.", ["a#1"])
+      .ask("two")
+      .search("b", documentOf("b", 1));
+    const made = builder({
+      shrink: [Compress(turns.slice(0, -1)), Stub(turns.slice(0, -1))],
+      startAt: new Tokens(60),
+      target: new Tokens(30),
+      minGain: null,
+    });
+    const [r1] = results(made.build(conversation.trace()).request.messages);
+    expect(r1).toBe(
+      '[r1: result left out to save space]\n<chunk id="3" cite="[3]" doc="1">a1w0 a1w1 a1w2 a1w3 a1w4 a1w5 a1w6 a1w7 a1w8 a1w9 a1w10 a1w11</chunk>',
+    );
+    // The turn's first call compressed r1 and, still over target, stubbed it: the two states differ in form alone.
+    expect(made.explain(conversation.trace())).toMatchObject([{ result: "r1", form: STUBBED, at: 2 }]);
+  });
+
   it("leaves the context as it is while it is not over startAt", () => {
     const [r1] = results(
       builder({ ...SMALL, startAt: new Tokens(50_000), target: new Tokens(40_000) }).build(threeTurns().trace()).request
