@@ -112,10 +112,23 @@ export class ResultHandles implements Handles {
 
   /** The call id of a handle, or undefined for a handle that names no result. */
   callIdOf(handle: string): string | undefined {
-    const number = Number(handle.slice(1));
-    // Only a handle as handleOf writes it: "r" and the number without leading zeros or signs.
-    return handle === `r${number}` ? this.callIds[number - 1] : undefined;
+    const number = handleNumber(handle);
+    return number === 0 ? undefined : this.callIds[number - 1];
   }
+}
+
+/** The number of a handle as handleOf writes it ("r" and the number, without leading zeros or signs), or 0. */
+export function handleNumber(handle: string): number {
+  // By character codes, making no strings: a layout reads the number of each result it lays out.
+  const length = handle.length;
+  if (length < 2 || length > 16 || handle.charCodeAt(0) !== 114 || handle.charCodeAt(1) === 48) return 0;
+  let number = 0;
+  for (let index = 1; index < length; index += 1) {
+    const digit = handle.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) return 0;
+    number = number * 10 + digit;
+  }
+  return number;
 }
 
 /** Number the results of a thread's events: r1 is the first ToolOutput with a call id. */

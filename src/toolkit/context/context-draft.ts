@@ -23,7 +23,7 @@ import type { Budget } from "../../runtime/budget.js";
 import type { CitationStrategy, Show } from "../../runtime/contracts.js";
 import type { KeptThreads } from "../../runtime/runner/work.js";
 import { shownArguments } from "../../runtime/tools/arguments.js";
-import { type Handles, ResultHandles, THREAD_HANDLES } from "../../runtime/tools/ids.js";
+import { type Handles, ResultHandles, THREAD_HANDLES, handleNumber } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import { type ContextPolicy, Reasoning } from "./context-policy.js";
 import { FULL, type Form, STUBBED, type Shorten, asRecorded, shortened } from "./forms.js";
@@ -456,6 +456,8 @@ interface LaidOut {
   starts: number[];
   /** The index in `events` of each result, its handle and the shape it was laid out in. */
   results: { at: number; handle: string; shape: ResultShape }[];
+  /** Whether the numbers of the results' handles rise: then a result is found by its handle's number. */
+  rising: boolean;
   /** The messages last handed out, the system message first if there was one. */
   sent?: readonly Message[];
 }
@@ -807,8 +809,12 @@ export class ContextDraft {
     let kept = 0;
     if (last !== undefined && extendsList(last.events, events)) {
       from = last.events.length;
-      // The same states show each result laid out last as it was.
+      // The same states show each result laid out last as it was; states that passes made from them, each result
+      // but those the passes changed.
+      const changed = last.shapes === shapes || !last.rising ? undefined : changedSince(last.shapes, shapes);
       if (last.shapes === shapes) kept = last.results.length;
+      else if (changed !== undefined) kept = firstChanged(last.results, changed, shapes);
+      // From the first result in another shape on, each is compared.
       for (; kept < last.results.length; kept += 1) {
         const laidOut = last.results[kept]!;
         const shape = shapes.get(laidOut.handle) ?? FULL_SHAPE;
@@ -822,15 +828,17 @@ export class ContextDraft {
       }
     }
     // The last layout is this cache's alone: it is cut back to what still holds and goes on from there.
-    const laid: LaidOut = last ?? { events, shapes, messages: [], starts: [], results: [] };
+    const laid: LaidOut = last ?? { events, shapes, messages: [], starts: [], results: [], rising: true };
     const grown = last !== undefined && from === last.events.length ? laid.messages.length : undefined;
     laid.messages.length = from === 0 ? 0 : laid.starts[from]!;
     laid.starts.length = from;
     laid.results.length = from === 0 ? 0 : kept;
+    if (laid.results.length === 0) laid.rising = true;
     laid.events = events;
     laid.shapes = shapes;
     const { messages, starts, results } = laid;
     const byPlace = this.cache.factsIn(events);
+    let previous = results.length === 0 ? 0 : handleNumber(results.at(-1)!.handle);
     for (let index = from; index < events.length; index += 1) {
       starts.push(messages.length);
       const handle = handles[index];
@@ -844,6 +852,9 @@ export class ContextDraft {
       const shape = shapes.get(handle) ?? FULL_SHAPE;
       const result = events[index] as ToolOutput;
       messages.push(this.resultMessage(result, this.result(result, shape, facts)));
+      const number = handleNumber(handle);
+      laid.rising &&= number > previous;
+      previous = number;
       results.push({ at: index, handle, shape });
     }
     starts.push(messages.length);
@@ -1160,12 +1171,20 @@ function shrinkPass(
   const keeps = (result: ToolOutput | undefined) =>
     touched === undefined || result === undefined || !touched.has(result);
   const trail: OfferDecision[][] = [];
+  const closedBefore = closedOffers.get(before);
+  const changedHandles: string[] = [];
+  const closed = new Map<Shrink, ClosedOffers>();
   for (const [index, shrink] of policy.shrink.entries()) {
     const decided: OfferDecision[] = [];
     if (first) trail.push(decided);
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
-    if (!active()) continue;
+    const known = closedBefore?.get(shrink);
+    if (!active()) {
+      // Forms only fall within a turn: what was closed before still is.
+      if (known !== undefined) closed.set(shrink, known);
+      continue;
+    }
     // A built-in shrink (Compress, Stub) is read here handle by handle, not asked for a list of offers: a turn's
     // first pass on a long thread would make one pair per result.
     const selection = selectionOffers(shrink);
@@ -1176,10 +1195,18 @@ function shrinkPass(
     const past = holds ? earlier.offers[index] : undefined;
     // A list is read by index: a pass reads each result's offer, and an iterator's step is an object each time.
     const iterator = Array.isArray(offers) ? undefined : offers[Symbol.iterator]();
-    for (let at = 0; ; at += 1) {
+    // A later call of the turn starts after the offers closed at the call before: on a long thread, nearly all.
+    const start =
+      known !== undefined && !first && extendsList(known.offers, offers as readonly string[]) ? known.count : 0;
+    // The first offer left open: one not taken, or not reached.
+    let open = -1;
+    for (let at = start; ; at += 1) {
       const offer =
         iterator === undefined ? (offers as readonly (string | readonly [string, Form])[])[at] : nextOf(iterator);
-      if (offer === undefined) break;
+      if (offer === undefined) {
+        if (open < 0) open = at;
+        break;
+      }
       const handle = typeof offer === "string" ? offer : offer[0];
       const form = typeof offer === "string" ? selection!.to : offer[1];
       const current = (states ?? before).get(handle);
@@ -1195,29 +1222,100 @@ function shrinkPass(
           ? same
           : decide(draft, view, policy, { handle, form, current, place: results.place(handle) }, shrink, call);
       if (first) decided.push(decision);
-      if (decision.state === null) continue;
+      if (decision.state === null) {
+        if (open < 0) open = at;
+        continue;
+      }
       if (lazy) forms!.keep();
       if (states === undefined) {
         states = new Map(before);
         change = change === undefined ? undefined : { ...change };
       }
       states.set(handle, decision.state);
+      changedHandles.push(handle);
       characters -= decision.freed;
       if (change !== undefined) {
         change.characters -= decision.freed;
         change.shortened += decision.shortened;
       }
-      if (!active()) break;
+      if (!active()) {
+        if (open < 0) open = at + 1;
+        break;
+      }
     }
+    if (selection !== undefined) closed.set(shrink, { offers: offers as readonly string[], count: open });
   }
   if (first) draft.cache.firstPass = { events: view.events, shown, summary, policy, offers: trail };
   const gain = initial - tokens();
   const minGain = policy.minGain === null ? 0 : limits.tokens(policy.minGain);
   const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;
+  if (states === undefined) closedOffers.set(before, closed);
   if (states === undefined || (gain > 0 && gain < minGain && fitsWithout)) return before;
   if (change !== undefined) changes.set(states, change);
+  closedOffers.set(states, closed);
+  madeFrom.set(states, { before, changed: changedHandles });
   return states;
 }
+
+/** The states each pass started from, and the handles whose state it set: a layout finds what changed since its last. */
+const madeFrom = new WeakMap<ReadonlyMap<string, ResultShape>, { before: ResultStates; changed: readonly string[] }>();
+
+/**
+ * The handles whose state may differ between `earlier` and `later`, when passes made `later` from `earlier` in a few
+ * steps; else undefined.
+ */
+function changedSince(
+  earlier: ReadonlyMap<string, ResultShape>,
+  later: ReadonlyMap<string, ResultShape>,
+): string[] | undefined {
+  const changed: string[] = [];
+  for (let states = later, steps = 0; states !== earlier; steps += 1) {
+    const step = madeFrom.get(states);
+    if (step === undefined || steps === 8) return undefined;
+    for (const handle of step.changed) changed.push(handle);
+    states = step.before;
+  }
+  return changed;
+}
+
+/**
+ * The index of the first of `results` (their handles' numbers rising) that a handle of `changed` names and whose
+ * shape in `shapes` shows it otherwise (another key), or the length of `results`; a result in a shape of the same
+ * key takes that shape, as layoutOn does.
+ */
+function firstChanged(
+  results: readonly { handle: string; shape: ResultShape }[],
+  changed: readonly string[],
+  shapes: ReadonlyMap<string, ResultShape>,
+): number {
+  let first = results.length;
+  for (const handle of changed) {
+    const number = handleNumber(handle);
+    // Found by halves: the results' handles rise in number.
+    let low = 0;
+    let high = results.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (handleNumber(results[middle]!.handle) < number) low = middle + 1;
+      else high = middle;
+    }
+    const laidOut = results[low];
+    const shape = shapes.get(handle) ?? FULL_SHAPE;
+    if (laidOut?.handle !== handle || shape === laidOut.shape) continue;
+    if (shapeKey(shape) === shapeKey(laidOut.shape)) laidOut.shape = shape;
+    else first = Math.min(first, low);
+  }
+  return first;
+}
+
+/** A built-in shrink's offers at a pass, and how many of the first are closed: each result at or below its form. */
+interface ClosedOffers {
+  offers: readonly string[];
+  count: number;
+}
+
+/** The closed offers of each built-in shrink in the states a pass gave (or kept), by shrink. */
+const closedOffers = new WeakMap<ResultStates, Map<Shrink, ClosedOffers>>();
 
 // The next value of an iterator of offers, or undefined once it is done (an offer is never undefined).
 function nextOf<T>(iterator: Iterator<T>): T | undefined {

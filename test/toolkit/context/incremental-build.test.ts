@@ -2,7 +2,7 @@
 // work: a warm build must send exactly the request that a new builder (cold) sends for the same trace.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Input, ModelOutput, Reopened, type Event } from "../../../src/domain/events.js";
+import { Input, ModelOutput, Reopened, ToolOutput, type Event } from "../../../src/domain/events.js";
 import { THREAD_NUMBERING } from "../../../src/domain/numbering.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { ToolDef, UserMessage } from "../../../src/ports/messages.js";
@@ -242,6 +242,30 @@ describe("a warm build", () => {
     warm.build(whole);
     for (const trace of prefixes(events)) expect(built(warm, trace)).toEqual(built(builder(policy), trace));
     expect(built(warm, whole)).toEqual(built(builder(policy), whole));
+  });
+
+  it("lays a result out again in the shape a later call gives it, where a call id was recorded twice", () => {
+    // The results r1 to r4, r2 once more (its call id recorded again), then r5 to r8: a later call of the turn
+    // compresses r3 alone. The laid-out results' handles do not rise, so r3 is not found by its handle's number.
+    const conversation = new Conversation().ask("Q?");
+    for (let call = 1; call <= 8; call += 1) {
+      conversation.search(`s${call}`, documentOf(`d${call}`, 1, 20));
+      if (call === 4) conversation.events.push(ToolOutput({ callId: "c2", elements: documentOf("again", 1, 20) }));
+    }
+    const under = builder({}).assess(conversation.trace()).tokens;
+    const policy = {
+      startAt: new Tokens(90_000),
+      minGain: null,
+      shrink: [Compress(results.at(2), { when: new Tokens(under) })],
+    };
+    const warm = builder(policy);
+    warm.build(conversation.trace());
+    expect(warm.explain(conversation.trace())).toEqual([]);
+    conversation.events.push(
+      ModelOutput({ toolCalls: [{ id: "c9", name: "search", arguments: {} }], model: "test-model" }),
+    );
+    expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+    expect(warm.explain(conversation.trace()).map((record) => record.result)).toEqual(["r3"]);
   });
 
   it("shows a part's whole once the whole is recorded, though the part was rendered before it", () => {
