@@ -8,7 +8,7 @@ import type { CallOptions, ChatModel, Fragment, PreparedRequest, PreparesRequest
 import type { ChatRequest } from "../../ports/request.js";
 import { brokenStreamError, modelError } from "./errors.js";
 import { resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./options.js";
-import { mapRequest } from "./request-mapping.js";
+import { mapMessages, mapRequest, mapTools } from "./request-mapping.js";
 import { outputOfCompletion } from "./response-mapping.js";
 import { StreamAssembly } from "./stream-assembly.js";
 
@@ -100,12 +100,12 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
   }
 
   private body(request: ChatRequest, model: string): Record<string, unknown> {
-    const mapped = mapRequest(request, this.options.reasoningField);
+    const tools = mapTools(request);
     return {
       ...this.options.settings,
       model,
-      messages: mapped.messages,
-      ...(mapped.tools === undefined ? {} : { tools: mapped.tools }),
+      messages: mapMessages(request, this.options.reasoningField),
+      ...(tools === undefined ? {} : { tools }),
     };
   }
 }

@@ -42,12 +42,37 @@ export function mapRequest(request: ChatRequest, reasoningField: ReasoningField)
     changes.push("image names dropped: chat completions sends no name with an image");
   }
   return {
-    messages: sentMessages.map((message) => toMessage(message, reasoningField)),
-    tools: request.tools.length === 0 ? undefined : request.tools.map(toTool),
+    messages: mapMessages(request, reasoningField),
+    tools: mapTools(request),
     sent: new ChatRequest(sentMessages, request.tools),
     changes,
   };
 }
+
+/** The chat-completions messages of a request, as mapRequest maps them. */
+export function mapMessages(request: ChatRequest, reasoningField: ReasoningField): ChatCompletionMessageParam[] {
+  let mapped = mappedMessages.get(reasoningField);
+  if (mapped === undefined) mappedMessages.set(reasoningField, (mapped = new WeakMap()));
+  const byMessage = mapped;
+  return request.messages.map((message) => {
+    let param = byMessage.get(message);
+    if (param === undefined) {
+      param = toMessage(withoutDropped(message, reasoningField), reasoningField);
+      byMessage.set(message, param);
+    }
+    return param;
+  });
+}
+
+/** The function tools of a request, as mapRequest maps them: undefined when none are offered. */
+export function mapTools(request: ChatRequest): ChatCompletionFunctionTool[] | undefined {
+  return request.tools.length === 0 ? undefined : request.tools.map(toTool);
+}
+
+// Each message mapped once, for each reasoning field: a thread's next call sends the same message objects again
+// (messages are plain data that no one changes once a request holds them), and mapping one makes the JSON of each
+// tool call's arguments and the base64 of each image.
+const mappedMessages = new Map<ReasoningField, WeakMap<Message, ChatCompletionMessageParam>>();
 
 function withoutDropped(message: Message, reasoningField: ReasoningField): Message {
   if (message.role === "assistant" && reasoningField === null && message.reasoning !== null) {

@@ -234,6 +234,21 @@ describe("OpenAIChatModel.complete", () => {
     });
   });
 
+  it("sends the same message objects again as each model's reasoning field maps them", async () => {
+    // A thread's next call sends the messages of the last one again: each is mapped once for each field.
+    const messages = [UserMessage("q"), AssistantMessage("a", { reasoning: "because" })];
+    const keeps = new OpenAIChatModel(server.client(), { model: "thinker", reasoningField: "reasoning" });
+    const drops = new OpenAIChatModel(server.client(), { model: "plain" });
+    const sent: unknown[] = [];
+    for (const model of [keeps, drops, keeps]) {
+      server.reply({ json: completion({ content: "ok" }) });
+      await model.complete(new ChatRequest([...messages, UserMessage("q2")]));
+      sent.push((server.lastBody.messages as unknown[])[1]);
+    }
+    const kept = { role: "assistant", content: "a", reasoning: "because" };
+    expect(sent).toEqual([kept, { role: "assistant", content: "a" }, kept]);
+  });
+
   it("turns the client's own retries off: a failed call reaches the server once", async () => {
     server.reply({ status: 503, json: { error: { message: "overloaded" } } });
     const model = new OpenAIChatModel(server.client(), { model: "town-model" });
