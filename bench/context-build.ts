@@ -584,7 +584,11 @@ the other semi-space, then to the old generation) and lies afterwards in the ord
 the order it was made. The same 10,000 events in processes whose semi-space holds 2 MB, so that the collector runs
 within the build as it does at 50,000 events, took ${young.small.join(", ")} ms against ${young.usual.join(", ")} ms with 16 MB
 (child processes, alternating, median of 15 cold builds each): ${perEventOf(median(young.small), 10_000)} µs an event against
-${perEventOf(median(young.usual), 10_000)}, where 50,000 events took ${perEvent(50_000)} µs an event above. What would make the growth linear is less kept
-per event, so that what the collector copies shrinks with it: records by place rather than tables keyed by id, and
-fewer objects per result shape.`,
+${perEventOf(median(young.usual), 10_000)}, where 50,000 events took ${perEvent(50_000)} µs an event above. The other way round, 50,000 events in processes whose
+semi-space holds 256 MB, so that no collection runs within the build, took 287 and 299 ms in two of three processes
+(435 in the third; 353 to 388 ms with 16 MB, medians of 5 cold builds, on 2026-12-02): 5.7 to 6.0 µs an event, still
+more than at 10,000 events. So less kept per event, which the collector would copy less of, is not enough for linear
+growth: each result's records must also be reached from its place, so that a pass reads memory in order rather than
+through tables keyed by id and handle (in a CPU profile, the lookup of an element's number grew 16× for 5× the events,
+and finding its pieces by its result's list instead moved the same time into the next lookup).`,
 );

@@ -51,9 +51,8 @@ export function mapRequest(request: ChatRequest, reasoningField: ReasoningField)
 
 /** The chat-completions messages of a request, as mapRequest maps them. */
 export function mapMessages(request: ChatRequest, reasoningField: ReasoningField): ChatCompletionMessageParam[] {
-  let mapped = mappedMessages.get(reasoningField);
-  if (mapped === undefined) mappedMessages.set(reasoningField, (mapped = new WeakMap()));
-  const byMessage = mapped;
+  const byMessage = mappedMessages.get(reasoningField) ?? new WeakMap<Message, ChatCompletionMessageParam>();
+  mappedMessages.set(reasoningField, byMessage);
   return request.messages.map((message) => {
     let param = byMessage.get(message);
     if (param === undefined) {

@@ -1253,12 +1253,15 @@ function shrinkPass(
   if (states === undefined || (gain > 0 && gain < minGain && fitsWithout)) return before;
   if (change !== undefined) changes.set(states, change);
   closedOffers.set(states, closed);
-  madeFrom.set(states, { before, changed: changedHandles });
+  startedFrom.set(states, { before, changed: changedHandles });
   return states;
 }
 
 /** The states each pass started from, and the handles whose state it set: a layout finds what changed since its last. */
-const madeFrom = new WeakMap<ReadonlyMap<string, ResultShape>, { before: ResultStates; changed: readonly string[] }>();
+const startedFrom = new WeakMap<
+  ReadonlyMap<string, ResultShape>,
+  { before: ResultStates; changed: readonly string[] }
+>();
 
 /**
  * The handles whose state may differ between `earlier` and `later`, when passes made `later` from `earlier` in a few
@@ -1270,7 +1273,7 @@ function changedSince(
 ): string[] | undefined {
   const changed: string[] = [];
   for (let states = later, steps = 0; states !== earlier; steps += 1) {
-    const step = madeFrom.get(states);
+    const step = startedFrom.get(states);
     if (step === undefined || steps === 8) return undefined;
     for (const handle of step.changed) changed.push(handle);
     states = step.before;
