@@ -811,9 +811,8 @@ export class ContextDraft {
       from = last.events.length;
       // The same states show each result laid out last as it was; states that passes made from them, each result
       // but those the passes changed.
-      const changed = last.shapes === shapes || !last.rising ? undefined : changedSince(last.shapes, shapes);
-      if (last.shapes === shapes) kept = last.results.length;
-      else if (changed !== undefined) kept = firstChanged(last.results, changed, shapes);
+      const changed = last.shapes === shapes ? [] : last.rising ? changedSince(last.shapes, shapes) : undefined;
+      if (changed !== undefined) kept = firstChanged(last.results, changed, shapes);
       // From the first result in another shape on, each is compared.
       for (; kept < last.results.length; kept += 1) {
         const laidOut = last.results[kept]!;
