@@ -40,6 +40,8 @@ const ROUNDS = 9;
 const PASSES = 4;
 const TURNS = 30;
 const WARM_UP_TURNS = 3;
+/** Rounds the measured turns of each size run in, alternating which size runs first (TURNS / PASS_ROUNDS turns each). */
+const PASS_ROUNDS = 6;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -281,8 +283,14 @@ function forget(model: ScriptedModel): void {
 }
 const FORGOTTEN = new ChatRequest([]);
 
-/** The cost per pass (medians) of turns of PASSES passes on a thread of `prior` events. */
-async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
+/** Turns on one thread, measured a few at a time (`run`), and their cost per pass once every round has run (`cost`). */
+interface PassSeries {
+  run(turns: number): Promise<void>;
+  cost(): PassCost;
+}
+
+/** A thread of `prior` events with its warm-up turns run, whose turns of PASSES passes are measured when asked. */
+async function passSeries(store: TraceStore, prior: number): Promise<PassSeries> {
   const turn = [
     ...Array.from({ length: PASSES }, () => ({ toolCalls: [{ name: "echo", arguments: { words: "hi" } }] })),
     "Done.",
@@ -307,28 +315,52 @@ async function perPass(store: TraceStore, prior: number): Promise<PassCost> {
   }
   const costs: PassCost[] = [];
   const turns: [number, number][] = [];
-  building.spans = [];
-  for (let index = 0; index < TURNS; index++) {
-    building.ms = 0;
-    const [start, cpu] = [performance.now(), process.cpuUsage()];
-    await thread.send(Input({ payload: `Measured ${index}`, model: "scripted" }));
-    turns.push([start, performance.now()]);
-    const [wall, used] = [(performance.now() - start) / PASSES, cpuMs(cpu) / PASSES];
-    costs.push({ wall, cpu: used, build: building.ms / PASSES, restGc: 0 });
-    forget(model);
-  }
-  // Those in turns and not in builds.
-  await caughtUp();
-  const restGc = pauses
-    .filter((pause) => within(pause.at, turns) && !within(pause.at, building.spans))
-    .reduce((sum, pause) => sum + pause.ms, 0);
-  pauses.length = 0;
   return {
-    wall: median(costs.map((cost) => cost.wall)),
-    cpu: median(costs.map((cost) => cost.cpu)),
-    build: median(costs.map((cost) => cost.build)),
-    restGc: restGc / (TURNS * PASSES),
+    async run(count) {
+      for (let index = 0; index < count; index++) {
+        building.ms = 0;
+        const [start, cpu] = [performance.now(), process.cpuUsage()];
+        await thread.send(Input({ payload: `Measured ${costs.length}`, model: "scripted" }));
+        turns.push([start, performance.now()]);
+        const [wall, used] = [(performance.now() - start) / PASSES, cpuMs(cpu) / PASSES];
+        costs.push({ wall, cpu: used, build: building.ms / PASSES, restGc: 0 });
+        forget(model);
+      }
+    },
+    cost() {
+      // The collector's pauses in this series' turns and not in builds.
+      const restGc = pauses
+        .filter((pause) => within(pause.at, turns) && !within(pause.at, building.spans))
+        .reduce((sum, pause) => sum + pause.ms, 0);
+      return {
+        wall: median(costs.map((cost) => cost.wall)),
+        cpu: median(costs.map((cost) => cost.cpu)),
+        build: median(costs.map((cost) => cost.build)),
+        restGc: restGc / (costs.length * PASSES),
+      };
+    },
   };
+}
+
+/**
+ * The cost per pass (medians) on a thread of 10 and of 5,000 prior events, each opened by `open`: their turns run
+ * in PASS_ROUNDS rounds, alternating which thread goes first, so that the machine's load over the minutes of a
+ * series weighs on both sizes alike.
+ */
+async function perPass(open: () => TraceStore): Promise<{ small: PassCost; large: PassCost }> {
+  const stores = [open(), open()];
+  try {
+    const [small, large] = [await passSeries(stores[0]!, 10), await passSeries(stores[1]!, 5_000)];
+    building.spans = [];
+    for (let round = 0; round < PASS_ROUNDS; round++)
+      for (const series of round % 2 === 0 ? [small, large] : [large, small]) await series.run(TURNS / PASS_ROUNDS);
+    await caughtUp();
+    const costs = { small: small.cost(), large: large.cost() };
+    pauses.length = 0;
+    return costs;
+  } finally {
+    for (const store of stores) await store.close();
+  }
 }
 
 async function passes(folder: string): Promise<(string | number)[][]> {
@@ -342,13 +374,7 @@ async function passes(folder: string): Promise<(string | number)[][]> {
       ["PostgreSQL", () => new PostgresTraceStore({ pool, schema: `${SCHEMA}_passes` })],
     ];
     for (const [name, open] of stores) {
-      const measured: Record<number, PassCost> = {};
-      for (const prior of [10, 5_000]) {
-        const store = open();
-        measured[prior] = await perPass(store, prior);
-        await store.close();
-      }
-      const [small, large] = [measured[10]!, measured[5_000]!];
+      const { small, large } = await perPass(open);
       const ms = (value: number) => Number(value.toFixed(2));
       const ratio = (a: number, b: number) => (a / b).toFixed(2);
       console.log(`${name} per pass: at 10 events ${JSON.stringify(small)}, at 5,000 ${JSON.stringify(large)}`);
@@ -395,7 +421,7 @@ try {
       "",
       `One pass (a model call and a tool call with a 1 KB result; scripted model, whose record of requests is dropped between turns as a served model keeps none; default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after ${WARM_UP_TURNS} warm-up turns (the first turns on a long thread are the process's first to shrink, and V8 compiles that code then, a one-time cost of the process), on a thread of ` +
-        `10 and of 5,000 prior events. CPU is this process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
+        `10 and of 5,000 prior events: both threads open in the one process, their turns in ${PASS_ROUNDS} rounds of ${TURNS / PASS_ROUNDS} a size, alternating which size goes first (one size's turns after the other's let the machine's load in those minutes pass for a cost of the thread's length: one such run gave PostgreSQL 0.83, the longer thread faster). CPU is this process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
         `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools, the request's hash; "GC in rest" is the collector's pauses that fell outside the builds (a mean per pass: they grow with the heap that the builder's caches and working set hold, whichever part's allocation sets them off), and the last ratio is the rest's without them. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,
       "",
       markdownTable([
