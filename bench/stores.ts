@@ -37,7 +37,7 @@ const ROUNDS = 9;
  * before them: the first turns on a long thread are the process's first to shrink, and V8 compiles that
  * code then (on its own threads, counted in the process's CPU): a cost of the process, once, not of a pass.
  * 60 turns: a turn's time jumps now and then on this shared machine (1.2 to 10 ms a pass, one thread, one run), and
- * with the medians of 30 the SQLite ratio of the same code ran from 1.16 to 1.94.
+ * with the medians of 30 the SQLite ratio of the same code ran from 0.99 to 1.94.
  */
 const PASSES = 4;
 const TURNS = 60;
