@@ -51,8 +51,8 @@ export function mapRequest(request: ChatRequest, reasoningField: ReasoningField)
 
 /** The chat-completions messages of a request, as mapRequest maps them. */
 export function mapMessages(request: ChatRequest, reasoningField: ReasoningField): ChatCompletionMessageParam[] {
-  const byMessage = mappedMessages.get(reasoningField) ?? new WeakMap<Message, ChatCompletionMessageParam>();
-  mappedMessages.set(reasoningField, byMessage);
+  let byMessage = mappedMessages.get(reasoningField);
+  if (byMessage === undefined) mappedMessages.set(reasoningField, (byMessage = new WeakMap()));
   return request.messages.map((message) => {
     let param = byMessage.get(message);
     if (param === undefined) {
