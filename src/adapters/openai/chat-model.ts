@@ -1,6 +1,6 @@
 /** OpenAIChatModel: the ChatModel adapter for chat completions, on any OpenAI-compatible endpoint. */
 import type OpenAI from "openai";
-import type { ChatCompletionChunk, ChatCompletionCreateParams } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { ModelOutput } from "../../domain/events.js";
 import type { JsonValue } from "../../domain/json.js";
 import { TransientError } from "../../ports/errors.js";
@@ -8,9 +8,11 @@ import type { CallOptions, ChatModel, Fragment, PreparedRequest, PreparesRequest
 import type { ChatRequest } from "../../ports/request.js";
 import { brokenStreamError, modelError } from "./errors.js";
 import { resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./options.js";
-import { mapMessages, mapRequest, mapTools } from "./request-mapping.js";
+import { bodyText, mapRequest } from "./request-mapping.js";
 import { outputOfCompletion } from "./response-mapping.js";
 import { StreamAssembly } from "./stream-assembly.js";
+
+const JSON_BODY = { "content-type": "application/json" };
 
 /**
  * A ChatModel that calls chat completions through the `openai` client. Point the client's `baseURL` at
@@ -45,13 +47,12 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
   /** Call the model and return its whole output. */
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ModelOutput> {
     const model = this.resolve(options.model);
-    // No `stream: false`: the body is exactly the prepared settings, messages and tools.
-    const body = this.body(request, model) as unknown as ChatCompletionCreateParams & { stream?: false };
     try {
-      const completion = await this.client.chat.completions.create(body, {
-        maxRetries: 0,
-        signal: options.signal ?? null,
-      });
+      // The body has no `stream: false`: it is exactly the prepared settings, messages and tools.
+      const completion = await this.client.chat.completions.create(
+        { model, messages: [] },
+        this.sending(this.body(request, model), options),
+      );
       return outputOfCompletion(completion, { model, request });
     } catch (error) {
       throw modelError(error, model);
@@ -61,14 +62,13 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
   /** Call the model and yield text fragments and ReasoningDeltas as they arrive, then the whole output. */
   async *streamComplete(request: ChatRequest, options: CallOptions = {}): AsyncGenerator<Fragment | ModelOutput> {
     const model = this.resolve(options.model);
-    const body = {
-      ...this.body(request, model),
-      stream: true,
-      stream_options: { include_usage: true },
-    } as ChatCompletionCreateParams & { stream: true };
+    const body = this.body(request, model, { stream: true, stream_options: { include_usage: true } });
     let chunks: AsyncIterator<ChatCompletionChunk>;
     try {
-      const stream = await this.client.chat.completions.create(body, { maxRetries: 0, signal: options.signal ?? null });
+      const stream = await this.client.chat.completions.create(
+        { model, messages: [], stream: true },
+        this.sending(body, options),
+      );
       chunks = stream[Symbol.asyncIterator]();
     } catch (error) {
       throw modelError(error, model);
@@ -99,13 +99,14 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
     yield assembly.output({ model, request });
   }
 
-  private body(request: ChatRequest, model: string): Record<string, unknown> {
-    const tools = mapTools(request);
-    return {
-      ...this.options.settings,
-      model,
-      messages: mapMessages(request, this.options.reasoningField),
-      ...(tools === undefined ? {} : { tools }),
-    };
+  // The body as JSON text: the settings, the model, the messages and tools, then `after`.
+  private body(request: ChatRequest, model: string, after: Record<string, unknown> = {}): string {
+    return bodyText(request, this.options.reasoningField, { ...this.options.settings, model }, after);
+  }
+
+  // The client sends a text body as it is when the call gives its content type (RequestOptions.body, which takes the
+  // place of the params: they only tell the client whether the response streams). Its own retries are off.
+  private sending(body: string, options: CallOptions) {
+    return { body, headers: JSON_BODY, maxRetries: 0, signal: options.signal ?? null };
   }
 }

@@ -4,6 +4,7 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { madeFrom } from "../../domain/lists.js";
 import { ChatRequest } from "../../ports/request.js";
 import { argumentsText } from "../../ports/tool-arguments.js";
 import type { AssistantMessage, ContentPart, Message, ToolDef, UserMessage } from "../../ports/messages.js";
@@ -51,16 +52,8 @@ export function mapRequest(request: ChatRequest, reasoningField: ReasoningField)
 
 /** The chat-completions messages of a request, as mapRequest maps them. */
 export function mapMessages(request: ChatRequest, reasoningField: ReasoningField): ChatCompletionMessageParam[] {
-  let byMessage = mappedMessages.get(reasoningField);
-  if (byMessage === undefined) mappedMessages.set(reasoningField, (byMessage = new WeakMap()));
-  return request.messages.map((message) => {
-    let param = byMessage.get(message);
-    if (param === undefined) {
-      param = toMessage(withoutDropped(message, reasoningField), reasoningField);
-      byMessage.set(message, param);
-    }
-    return param;
-  });
+  const mapped = mappedFor(reasoningField);
+  return request.messages.map((message) => mappedMessage(message, reasoningField, mapped).param);
 }
 
 /** The function tools of a request, as mapRequest maps them: undefined when none are offered. */
@@ -68,10 +61,84 @@ export function mapTools(request: ChatRequest): ChatCompletionFunctionTool[] | u
   return request.tools.length === 0 ? undefined : request.tools.map(toTool);
 }
 
+/**
+ * The JSON text of a chat-completions body: the fields of `before` (the settings and the model), the request's
+ * messages and tools (none when it offers none), then the fields of `after`. It is the text JSON.stringify writes of
+ * one object with those keys in that order, but each message's JSON is written once: a long thread's call sends
+ * thousands of messages, nearly all of them sent by the call before.
+ */
+export function bodyText(
+  request: ChatRequest,
+  reasoningField: ReasoningField,
+  before: Record<string, unknown>,
+  after: Record<string, unknown> = {},
+): string {
+  const tools = mapTools(request);
+  // Joined by +, which copies none of the messages' text again: the client writes the body out once.
+  const head = JSON.stringify(before).slice(0, -1);
+  let text = `${head}${head === "{" ? "" : ","}"messages":[${messagesText(request.messages, reasoningField)}]`;
+  if (tools !== undefined) text += `,"tools":${JSON.stringify(tools)}`;
+  const tail = JSON.stringify(after).slice(1);
+  return tail === "}" ? `${text}}` : `${text},${tail}`;
+}
+
+/** The JSON of messages joined by commas, for the bodies written lately: the next call of a thread goes on from its last. */
+interface Joined {
+  messages: readonly Message[];
+  text: string;
+}
+
+/** How many joined message lists are kept for each reasoning field: a worker runs the turns of several threads at once. */
+const KEPT_JOINED = 8;
+const joinedLately = new Map<ReasoningField, Joined[]>();
+
+// The JSON of each message, joined by commas. A list the context builder made by appending to one joined lately
+// takes that one's text and joins only what follows: the text of a long thread's messages lies in thousands of
+// pieces apart in memory, and reading them all again made most of writing the body.
+function messagesText(messages: readonly Message[], reasoningField: ReasoningField): string {
+  let lately = joinedLately.get(reasoningField);
+  if (lately === undefined) joinedLately.set(reasoningField, (lately = []));
+  const base = lately.findLast((joined) => joined.messages.length > 0 && madeFrom(joined.messages, messages));
+  const mapped = mappedFor(reasoningField);
+  const texts: string[] = [];
+  for (let index = base?.messages.length ?? 0; index < messages.length; index += 1) {
+    const made = mappedMessage(messages[index]!, reasoningField, mapped);
+    texts.push((made.text ??= JSON.stringify(made.param)));
+  }
+  const rest = texts.join(",");
+  const text = base === undefined ? rest : rest === "" ? base.text : `${base.text},${rest}`;
+  // A list that goes on from a kept one takes its place: its text holds the kept one's.
+  if (base !== undefined) lately.splice(lately.indexOf(base), 1);
+  lately.push({ messages, text });
+  if (lately.length > KEPT_JOINED) lately.shift();
+  return text;
+}
+
+/** A message mapped for one reasoning field, and its JSON once a body was written with it. */
+interface Mapped {
+  param: ChatCompletionMessageParam;
+  text: string | undefined;
+}
+
 // Each message mapped once, for each reasoning field: a thread's next call sends the same message objects again
 // (messages are plain data that no one changes once a request holds them), and mapping one makes the JSON of each
 // tool call's arguments and the base64 of each image.
-const mappedMessages = new Map<ReasoningField, WeakMap<Message, ChatCompletionMessageParam>>();
+const mappedMessages = new Map<ReasoningField, WeakMap<Message, Mapped>>();
+
+function mappedFor(reasoningField: ReasoningField): WeakMap<Message, Mapped> {
+  let byMessage = mappedMessages.get(reasoningField);
+  if (byMessage === undefined) mappedMessages.set(reasoningField, (byMessage = new WeakMap()));
+  return byMessage;
+}
+
+function mappedMessage(message: Message, reasoningField: ReasoningField, byMessage: WeakMap<Message, Mapped>): Mapped {
+  let made = byMessage.get(message);
+  if (made === undefined) {
+    made = { param: toMessage(withoutDropped(message, reasoningField), reasoningField), text: undefined };
+    byMessage.set(message, made);
+  }
+  return made;
+}
 
 function withoutDropped(message: Message, reasoningField: ReasoningField): Message {
   if (message.role === "assistant" && reasoningField === null && message.reasoning !== null) {

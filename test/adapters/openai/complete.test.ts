@@ -2,10 +2,12 @@ import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/adapters/openai/chat-model.js";
 import { ModelOutput } from "../../../src/domain/events.js";
 import { ValueError } from "../../../src/domain/errors.js";
+import { appended } from "../../../src/domain/lists.js";
 import {
   AssistantMessage,
   ChatRequest,
   ImagePart,
+  type Message,
   SystemMessage,
   TextPart,
   ToolDef,
@@ -247,6 +249,48 @@ describe("OpenAIChatModel.complete", () => {
     }
     const kept = { role: "assistant", content: "a", reasoning: "because" };
     expect(sent).toEqual([kept, { role: "assistant", content: "a" }, kept]);
+  });
+
+  it("writes the body JSON.stringify would write, going on from the last body's messages where the list extends them", async () => {
+    const model = new OpenAIChatModel(server.client(), { model: "town-model", settings: { temperature: 0 } });
+    const first: Message[] = [SystemMessage("You are the town assistant."), UserMessage('Bulky "waste"?')];
+    // The context builder makes a thread's next list by appending to the last (domain/lists.ts): the body goes on from it.
+    const next = appended(first, [
+      AssistantMessage("", { toolCalls: [{ id: "call_1", name: "search", arguments: { query: "bulky waste" } }] }),
+      ToolResult("call_1", "<passage>Four times a year.</passage>"),
+    ]);
+    const other = [UserMessage("Another thread.")];
+    for (const messages of [first, next, next, other]) {
+      server.reply({ json: completion({ content: "ok" }) });
+      await model.complete(new ChatRequest(messages, [SEARCH]));
+    }
+
+    // The messages as chat completions writes them, each key in its place.
+    const firstSent = [
+      { role: "system", content: "You are the town assistant." },
+      { role: "user", content: 'Bulky "waste"?' },
+    ];
+    const nextSent = [
+      ...firstSent,
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "search", arguments: '{"query":"bulky waste"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "<passage>Four times a year.</passage>" },
+    ];
+    const tools = [
+      {
+        type: "function",
+        function: { name: SEARCH.name, description: SEARCH.description, parameters: SEARCH.parameters },
+      },
+    ];
+    const expected = [firstSent, nextSent, nextSent, [{ role: "user", content: "Another thread." }]].map((messages) =>
+      JSON.stringify({ temperature: 0, model: "town-model", messages, tools }),
+    );
+    expect(server.requests.map((request) => request.text)).toEqual(expected);
   });
 
   it("turns the client's own retries off: a failed call reaches the server once", async () => {
