@@ -52,8 +52,9 @@ interface PassCost {
   hash: number;
 }
 
-/** What the worker prints of its request builds and hashes: CPU milliseconds so far, the last request's size. */
+/** What the worker prints of its CPU time, its request builds' and hashes': milliseconds so far; the last request's size. */
 interface Parts {
+  cpu: number;
   build: number;
   hash: number;
   characters: number;
@@ -82,7 +83,7 @@ try {
     sqlitePath,
   });
   const taskQueue = worker.taskQueue;
-  // The sums of the worker's request builds and hashes, read by asking the worker for them (SIGUSR2).
+  // The worker's CPU time and the sums of its request builds and hashes, read by asking the worker for them (SIGUSR2).
   let printed: (parts: Parts) => void = () => undefined;
   let line = "";
   worker.child.stdout!.on("data", (chunk: Buffer) => {
@@ -115,7 +116,7 @@ try {
   let turns = 0;
   const turn = async (threadId: string): Promise<PassCost> => {
     const before = await partsNow();
-    const [cpu, started] = [worker!.cpuSeconds(), performance.now()];
+    const started = performance.now();
     const handle = await startTurn(client, {
       agent: LONG_READER,
       threadId,
@@ -124,12 +125,11 @@ try {
     });
     await handle.result();
     const wall = (performance.now() - started) / PASSES;
-    const used = ((worker!.cpuSeconds() - cpu) * 1000) / PASSES;
     const parts = await partsNow();
     requestCharacters.set(threadId, parts.characters);
     return {
       wall,
-      cpu: used,
+      cpu: (parts.cpu - before.cpu) / PASSES,
       build: (parts.build - before.build) / PASSES,
       hash: (parts.hash - before.hash) / PASSES,
     };
@@ -164,7 +164,7 @@ try {
         `the turn worker in a process of its own with the SDK's default worker options, on a SQLite store; the agent has the default context policy and a window of 128k tokens, so the long thread's builds shrink. ` +
         `Two threads, one with 10 prior events and one with 5,000 (completed turns of a question, a tool call and an answer, appended to the store directly), ` +
         `each a warm-up turn, then ${TURNS} turns of ${PASSES} passes each (the answer's model call counted in), the threads taking turns. ` +
-        `Per pass: a turn's time from start to result, and the worker process's CPU time (user and system, from /proc in ticks of 10 ms) over the turn, divided by ${PASSES}; the medians of the turns. ` +
+        `Per pass: a turn's time from start to result, and the worker process's CPU time (user and system, as the worker's process.cpuUsage reads it) over the turn, divided by ${PASSES}; the medians of the turns. ` +
         "Of the worker's CPU, the request builds (MessageBuilder.assess, the context builder's part) and the request hashes that the OpenAI adapter records (ChatRequest.hash), by process.cpuUsage in the worker; " +
         "and the size of the last request the thread's turns sent (ChatRequest.characters): what each model call maps, hashes and sends over HTTP.",
       "",

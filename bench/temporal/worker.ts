@@ -3,8 +3,8 @@
  * soev-agents turn worker (BENCH_SYSTEM=soev) or the baseline's (BENCH_SYSTEM=baseline), on the task queue
  * BENCH_TASK_QUEUE of the dev server at TEMPORAL_ADDRESS, with the workflow bundle in BENCH_BUNDLE and the
  * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM. With
- * BENCH_PARTS_CPU=1 it prints on SIGUSR2 the CPU milliseconds that its request builds and request hashes
- * took so far, and the size of the last request hashed: `{"event":"parts","build":...,"hash":...,"characters":...}`.
+ * BENCH_PARTS_CPU=1 it prints on SIGUSR2 its CPU milliseconds so far, those of its request builds and request
+ * hashes, and the size of the last request hashed: `{"event":"parts","cpu":...,"build":...,"hash":...,"characters":...}`.
  */
 import { NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import OpenAI from "openai";
@@ -30,7 +30,8 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 
 /**
  * Add up the CPU time of the request builds (MessageBuilder.assess) and of the request hashes, and print
- * the sums and the size of the last request hashed on SIGUSR2, so the measuring costs no output per call.
+ * the process's CPU time, the sums and the size of the last request hashed on SIGUSR2, so the measuring costs no
+ * output per call. The process's CPU time is in µs here, where /proc counts it in ticks of 10 ms.
  */
 function printPartsCpu(): void {
   const parts = { build: 0, hash: 0 };
@@ -63,7 +64,16 @@ function printPartsCpu(): void {
   });
   // The SDK's Runtime shuts the worker down on SIGUSR2 by default: here the signal asks for the sums.
   Runtime.install({ shutdownSignals: ["SIGINT", "SIGTERM", "SIGQUIT"] });
-  process.on("SIGUSR2", () => console.log(JSON.stringify({ event: "parts", ...parts, characters })));
+  process.on("SIGUSR2", () =>
+    console.log(
+      JSON.stringify({
+        event: "parts",
+        cpu: cpuMs({ user: 0, system: 0 }),
+        ...parts,
+        characters,
+      }),
+    ),
+  );
 }
 
 if (process.env.BENCH_PARTS_CPU === "1") printPartsCpu();
