@@ -41,6 +41,15 @@ export function appended<T>(base: readonly T[], added: readonly T[]): readonly T
   return list;
 }
 
+/**
+ * The lineage a list made by `appended` lies on, as a key for what was found of its lists: of two lists on one
+ * lineage, the shorter is a prefix of the longer. Undefined for a list made apart.
+ */
+export function lineageOf(list: readonly unknown[]): object | undefined {
+  const place = lineages.get(list);
+  return place !== undefined && place.length === list.length ? place.lineage : undefined;
+}
+
 /** Whether `next` starts with every item of `earlier`, the same objects in the same order. */
 export function extendsList<T>(earlier: readonly T[], next: readonly T[]): boolean {
   if (earlier === next) return true;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { appended, extendsList } from "../../src/domain/lists.js";
+import { appended, extendsList, lineageOf } from "../../src/domain/lists.js";
 
 const items = (count: number, from = 0) => Array.from({ length: count }, (_, index) => ({ item: from + index }));
 
@@ -71,5 +71,19 @@ describe("extendsList", () => {
         }
       }),
     );
+  });
+});
+
+describe("lineageOf", () => {
+  it("is shared by the lists appended to a lineage's longest list, and not by lists made apart or off its end", () => {
+    const base = appended([], items(2));
+    const longer = appended(base, items(2, 10));
+    const longest = appended(longer, items(1, 20));
+    expect(lineageOf(base)).toBeDefined();
+    expect(lineageOf(longer)).toBe(lineageOf(base));
+    expect(lineageOf(longest)).toBe(lineageOf(base));
+    // Appended to a list shorter than the longest: a lineage of its own.
+    expect(lineageOf(appended(base, items(1, 30)))).not.toBe(lineageOf(base));
+    expect(lineageOf(items(2))).toBeUndefined();
   });
 });

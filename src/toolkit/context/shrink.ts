@@ -7,7 +7,7 @@ import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { Compaction, type Event, Input, ModelOutput, Reopened, ToolOutput } from "../../domain/events.js";
 import { kindsDeclared } from "../../domain/kinds.js";
-import { extendsList } from "../../domain/lists.js";
+import { extendsList, lineageOf } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
 import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
@@ -78,10 +78,15 @@ export function resultOf(event: Event): string | null {
  */
 export class RecentLists<T> {
   private recent: { events: readonly Event[]; value: T }[] = [];
+  // The longest list asked about on each lineage (domain/lists.ts), with what was found of it: the lists of the
+  // threads a worker serves in turn each keep theirs, however many threads take turns.
+  private readonly longest = new WeakMap<object, { events: readonly Event[]; value: T }>();
 
   /** The longest recent list that `events` extends, with what was found of it. */
   extended(events: readonly Event[]): { events: readonly Event[]; value: T } | undefined {
-    let found: { events: readonly Event[]; value: T } | undefined;
+    const lineage = lineageOf(events);
+    const onLineage = lineage === undefined ? undefined : this.longest.get(lineage);
+    let found = onLineage !== undefined && extendsList(onLineage.events, events) ? onLineage : undefined;
     for (const entry of this.recent)
       if ((found === undefined || entry.events.length > found.events.length) && extendsList(entry.events, events))
         found = entry;
@@ -90,6 +95,10 @@ export class RecentLists<T> {
 
   /** Keep what was found of `events`, as the most recent. */
   remember(events: readonly Event[], value: T): void {
+    const lineage = lineageOf(events);
+    const longest = lineage === undefined ? undefined : this.longest.get(lineage);
+    if (lineage !== undefined && (longest === undefined || longest.events.length <= events.length))
+      this.longest.set(lineage, { events, value });
     // A list asked about again and again (a floor asks once per element) is the most recent already.
     if (this.recent[0]?.events === events) return;
     this.recent = [{ events, value }, ...this.recent.filter((entry) => entry.events !== events)].slice(0, 4);

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { appended } from "../../../src/domain/lists.js";
 import { Trace } from "../../../src/domain/trace.js";
 import { defineEventType, type Event, Input, ModelOutput, ToolOutput } from "../../../src/domain/index.js";
 import {
   cited,
   Floor,
   kindOf,
+  RecentLists,
   resultOf,
   rounds,
   turns,
@@ -101,5 +103,19 @@ describe("kindOf", () => {
     expect(resultOf(ToolOutput({ callId: "c1", text: "found" }))).toBe("c1");
     expect(resultOf(ToolOutput({ text: "found" }))).toBeNull();
     expect(resultOf(Input({ payload: "q", model: "m" }))).toBeNull();
+  });
+});
+
+describe("RecentLists", () => {
+  it("finds a thread's last list after the lists of more threads than it keeps were asked about", () => {
+    const recent = new RecentLists<string>();
+    const input = (text: string) => Input({ payload: text, model: "m" });
+    // Each thread's list, as a worker's traces grow them: by appending.
+    const threads = Array.from({ length: 6 }, (_, thread) => appended<Event>([], [input(`thread ${thread}`)]));
+    threads.forEach((events, thread) => recent.remember(events, `thread ${thread}`));
+    const next = appended(threads[0]!, [input("more")]);
+    expect(recent.extended(next)).toEqual({ events: threads[0], value: "thread 0" });
+    // A list made apart from any asked about extends none.
+    expect(recent.extended([input("thread 0")])).toBeUndefined();
   });
 });
