@@ -8,7 +8,7 @@ import type { CallOptions, ChatModel, Fragment, PreparedRequest, PreparesRequest
 import type { ChatRequest } from "../../ports/request.js";
 import { brokenStreamError, modelError } from "./errors.js";
 import { resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./options.js";
-import { bodyText, mapRequest } from "./request-mapping.js";
+import { mapRequest, requestBody } from "./request-mapping.js";
 import { outputOfCompletion } from "./response-mapping.js";
 import { StreamAssembly } from "./stream-assembly.js";
 
@@ -99,14 +99,14 @@ export class OpenAIChatModel implements ChatModel, PreparesRequests {
     yield assembly.output({ model, request });
   }
 
-  // The body as JSON text: the settings, the model, the messages and tools, then `after`.
-  private body(request: ChatRequest, model: string, after: Record<string, unknown> = {}): string {
-    return bodyText(request, this.options.reasoningField, { ...this.options.settings, model }, after);
+  // The body as UTF-8 JSON: the settings, the model, the messages and tools, then `after`.
+  private body(request: ChatRequest, model: string, after: Record<string, unknown> = {}): Uint8Array {
+    return requestBody(request, this.options.reasoningField, { ...this.options.settings, model }, after);
   }
 
-  // The client sends a text body as it is when the call gives its content type (RequestOptions.body, which takes the
-  // place of the params: they only tell the client whether the response streams). Its own retries are off.
-  private sending(body: string, options: CallOptions) {
+  // The client sends a body of bytes as it is (RequestOptions.body, which takes the place of the params: they only
+  // tell the client whether the response streams), with the content type given. Its own retries are off.
+  private sending(body: Uint8Array, options: CallOptions) {
     return { body, headers: JSON_BODY, maxRetries: 0, signal: options.signal ?? null };
   }
 }

@@ -62,57 +62,54 @@ export function mapTools(request: ChatRequest): ChatCompletionFunctionTool[] | u
 }
 
 /**
- * The JSON text of a chat-completions body: the fields of `before` (the settings and the model), the request's
- * messages and tools (none when it offers none), then the fields of `after`. It is the text JSON.stringify writes of
- * one object with those keys in that order, but each message's JSON is written once: a long thread's call sends
- * thousands of messages, nearly all of them sent by the call before.
+ * A chat-completions body as UTF-8 JSON: the fields of `before` (the settings and the model), the request's messages
+ * and tools (none when it offers none), then the fields of `after`. It is what JSON.stringify writes of one object
+ * with those keys in that order, but each message's JSON is written once, and a list the context builder made by
+ * appending to one sent lately takes that one's bytes and adds only the messages that follow: a long thread's call
+ * sends thousands of messages, nearly all of them sent by the call before.
  */
-export function bodyText(
+export function requestBody(
   request: ChatRequest,
   reasoningField: ReasoningField,
   before: Record<string, unknown>,
   after: Record<string, unknown> = {},
-): string {
-  const tools = mapTools(request);
-  // Joined by +, which copies none of the messages' text again: the client writes the body out once.
-  const head = JSON.stringify(before).slice(0, -1);
-  let text = `${head}${head === "{" ? "" : ","}"messages":[${messagesText(request.messages, reasoningField)}]`;
-  if (tools !== undefined) text += `,"tools":${JSON.stringify(tools)}`;
-  const tail = JSON.stringify(after).slice(1);
-  return tail === "}" ? `${text}}` : `${text},${tail}`;
-}
-
-/** The JSON of messages joined by commas, for the bodies written lately: the next call of a thread goes on from its last. */
-interface Joined {
-  messages: readonly Message[];
-  text: string;
-}
-
-/** How many joined message lists are kept for each reasoning field: a worker runs the turns of several threads at once. */
-const KEPT_JOINED = 8;
-const joinedLately = new Map<ReasoningField, Joined[]>();
-
-// The JSON of each message, joined by commas. A list the context builder made by appending to one joined lately
-// takes that one's text and joins only what follows: the text of a long thread's messages lies in thousands of
-// pieces apart in memory, and reading them all again made most of writing the body.
-function messagesText(messages: readonly Message[], reasoningField: ReasoningField): string {
-  let lately = joinedLately.get(reasoningField);
-  if (lately === undefined) joinedLately.set(reasoningField, (lately = []));
-  const base = lately.findLast((joined) => joined.messages.length > 0 && madeFrom(joined.messages, messages));
+): Uint8Array {
+  const { messages } = request;
+  let lately = sentLately.get(reasoningField);
+  if (lately === undefined) sentLately.set(reasoningField, (lately = []));
+  const base = lately.findLast((sent) => sent.messages.length > 0 && madeFrom(sent.messages, messages));
   const mapped = mappedFor(reasoningField);
   const texts: string[] = [];
   for (let index = base?.messages.length ?? 0; index < messages.length; index += 1) {
     const made = mappedMessage(messages[index]!, reasoningField, mapped);
     texts.push((made.text ??= JSON.stringify(made.param)));
   }
-  const rest = texts.join(",");
-  const text = base === undefined ? rest : rest === "" ? base.text : `${base.text},${rest}`;
-  // A list that goes on from a kept one takes its place: its text holds the kept one's.
+  const added = Buffer.from((base === undefined || texts.length === 0 ? "" : ",") + texts.join(","));
+  // The fields before the messages without the closing brace, and those after them without the opening one.
+  const fields = JSON.stringify(before).slice(0, -1);
+  const head = Buffer.from(`${fields === "{" ? fields : `${fields},`}"messages":[`);
+  const tools = mapTools(request);
+  const trailing = JSON.stringify({ ...(tools === undefined ? {} : { tools }), ...after }).slice(1);
+  const tail = Buffer.from(trailing === "}" ? "]}" : `],${trailing}`);
+  const body = Buffer.concat([head, base?.bytes ?? EMPTY, added, tail]);
+  // A list that goes on from a kept one takes its place: its bytes hold the kept one's.
   if (base !== undefined) lately.splice(lately.indexOf(base), 1);
-  lately.push({ messages, text });
-  if (lately.length > KEPT_JOINED) lately.shift();
-  return text;
+  const length = (base?.bytes.length ?? 0) + added.length;
+  lately.push({ messages, bytes: body.subarray(head.length, head.length + length) });
+  if (lately.length > KEPT_SENT) lately.shift();
+  return body;
 }
+
+/** The JSON of messages joined by commas, as UTF-8, of a body sent lately: the next call of a thread goes on from it. */
+interface Sent {
+  messages: readonly Message[];
+  bytes: Uint8Array;
+}
+
+/** How many sent message lists are kept for each reasoning field: a worker runs the turns of several threads at once. */
+const KEPT_SENT = 8;
+const sentLately = new Map<ReasoningField, Sent[]>();
+const EMPTY = new Uint8Array(0);
 
 /** A message mapped for one reasoning field, and its JSON once a body was written with it. */
 interface Mapped {

@@ -253,7 +253,7 @@ describe("OpenAIChatModel.complete", () => {
 
   it("writes the body JSON.stringify would write, going on from the last body's messages where the list extends them", async () => {
     const model = new OpenAIChatModel(server.client(), { model: "town-model", settings: { temperature: 0 } });
-    const first: Message[] = [SystemMessage("You are the town assistant."), UserMessage('Bulky "waste"?')];
+    const first: Message[] = [SystemMessage("You are the town assistant."), UserMessage('Bulky "waste" (Sperrmüll)?')];
     // The context builder makes a thread's next list by appending to the last (domain/lists.ts): the body goes on from it.
     const next = appended(first, [
       AssistantMessage("", { toolCalls: [{ id: "call_1", name: "search", arguments: { query: "bulky waste" } }] }),
@@ -268,7 +268,7 @@ describe("OpenAIChatModel.complete", () => {
     // The messages as chat completions writes them, each key in its place.
     const firstSent = [
       { role: "system", content: "You are the town assistant." },
-      { role: "user", content: 'Bulky "waste"?' },
+      { role: "user", content: 'Bulky "waste" (Sperrmüll)?' },
     ];
     const nextSent = [
       ...firstSent,
