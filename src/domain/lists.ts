@@ -21,21 +21,25 @@ const lineages = new WeakMap<readonly unknown[], { readonly lineage: Lineage; re
 /** The most parents a lineage has: a list appended past them is compared item by item. */
 const MAX_PARENTS = 32;
 
-/** `base` followed by `added`, as a new list (or `base` itself when nothing is added), remembered as extending `base`. */
-export function appended<T>(base: readonly T[], added: readonly T[]): readonly T[] {
-  if (added.length === 0) return base;
+/**
+ * The first `kept` items of `base` (all of them by default) followed by `added`, as a new list (or `base` itself when
+ * it is all kept and nothing is added), remembered as sharing those items with `base`: a list that keeps all of
+ * `base` extends it.
+ */
+export function appended<T>(base: readonly T[], added: readonly T[], kept = base.length): readonly T[] {
+  if (added.length === 0 && kept === base.length) return base;
   // concat makes the list at its length at once; a spread grows it as it goes.
-  const list = base.concat(added);
+  const list = (kept === base.length ? base : base.slice(0, kept)).concat(added);
   let from = lineages.get(base);
   if (from === undefined || from.length !== base.length)
     lineages.set(base, (from = { lineage: { tip: base.length, parent: null, depth: 0 }, length: base.length }));
   const { lineage: parent } = from;
   const lineage =
-    parent.tip === base.length
+    parent.tip === kept
       ? parent
       : parent.depth < MAX_PARENTS
-        ? { tip: base.length, parent: { lineage: parent, at: base.length }, depth: parent.depth + 1 }
-        : { tip: base.length, parent: null, depth: 0 };
+        ? { tip: kept, parent: { lineage: parent, at: kept }, depth: parent.depth + 1 }
+        : { tip: kept, parent: null, depth: 0 };
   lineage.tip = list.length;
   lineages.set(list, { lineage, length: list.length });
   return list;
@@ -78,16 +82,24 @@ const comparisons = new WeakMap<
  * lineage): extendsList then compares them.
  */
 export function madeFrom(earlier: readonly unknown[], next: readonly unknown[]): boolean {
+  return lineages.has(earlier) && sharedLength(earlier, next) === earlier.length;
+}
+
+/**
+ * How many first items `next` shares with `earlier` as far as their lineages tell (lists `appended` made one from
+ * another): at least that many are the same objects. 0 when the lineages do not tell.
+ */
+export function sharedLength(earlier: readonly unknown[], next: readonly unknown[]): number {
   const [before, after] = [lineages.get(earlier), lineages.get(next)];
-  if (before === undefined || after === undefined) return false;
-  if (before.length !== earlier.length || after.length !== next.length) return false;
+  if (before === undefined || after === undefined) return 0;
+  if (before.length !== earlier.length || after.length !== next.length) return 0;
   // At most MAX_PARENTS up.
   let lineage = after.lineage;
   let holds = after.length;
   while (lineage !== before.lineage) {
-    if (lineage.parent === null) return false;
+    if (lineage.parent === null) return 0;
     holds = Math.min(holds, lineage.parent.at);
     lineage = lineage.parent.lineage;
   }
-  return before.length <= holds;
+  return Math.min(before.length, holds);
 }

@@ -1,7 +1,7 @@
 /** ChatRequest: what one model call sends, with its size in characters and its hash. */
 import { createHash, type Hash } from "node:crypto";
 import { canonicalJson } from "../domain/json.js";
-import { madeFrom } from "../domain/lists.js";
+import { sharedLength } from "../domain/lists.js";
 import { messageClass, type ContentPart, type Message, type ToolDef } from "./messages.js";
 
 /** The characters an image counts as: about the 1,500 tokens a vision model spends on a page-sized image. */
@@ -152,8 +152,8 @@ function sharedStart<T extends Recent>(
     const earlier = candidate.messages;
     const length = Math.min(messages.length, earlier.length);
     if (length <= shared || (earlier[shared] !== messages[shared] && !same(candidate, shared))) continue;
-    // A list the builder made by appending to a recent one is known to start with it.
-    let count = madeFrom(earlier, messages) ? length : 0;
+    // A list the builder made from a recent one is known to start with what it kept of it.
+    let count = sharedLength(earlier, messages);
     while (count < length && (earlier[count] === messages[count] || same(candidate, count))) count++;
     if (count > shared) [base, shared] = [candidate, count];
     if (count > 0 && count + NEAR_END >= earlier.length) break;

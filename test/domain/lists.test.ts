@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { appended, extendsList, lineageOf } from "../../src/domain/lists.js";
+import { appended, extendsList, lineageOf, madeFrom, sharedLength } from "../../src/domain/lists.js";
 
 const items = (count: number, from = 0) => Array.from({ length: count }, (_, index) => ({ item: from + index }));
 
@@ -85,5 +85,20 @@ describe("lineageOf", () => {
     // Appended to a list shorter than the longest: a lineage of its own.
     expect(lineageOf(appended(base, items(1, 30)))).not.toBe(lineageOf(base));
     expect(lineageOf(items(2))).toBeUndefined();
+  });
+});
+
+describe("sharedLength", () => {
+  it("tells how many first items a list that kept part of another shares with it, and with the lists made from it", () => {
+    const base = appended([], items(5));
+    // The first three of base kept, two new items after them.
+    const cut = appended(base, items(2, 10), 3);
+    expect(cut).toEqual([...base.slice(0, 3), ...items(2, 10)]);
+    expect([sharedLength(base, cut), madeFrom(base, cut), extendsList(base, cut)]).toEqual([3, false, false]);
+    const longer = appended(cut, items(1, 20));
+    expect([sharedLength(base, longer), sharedLength(cut, longer), madeFrom(cut, longer)]).toEqual([3, 5, true]);
+    // All of base kept: the list extends it.
+    expect(sharedLength(base, appended(base, items(1, 30), 5))).toBe(5);
+    expect(sharedLength(base, items(5))).toBe(0);
   });
 });

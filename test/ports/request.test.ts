@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/domain/json.js";
+import { appended } from "../../src/domain/lists.js";
 import {
   AssistantMessage,
   ChatRequest,
@@ -178,11 +179,10 @@ describe("ChatRequest.hash", () => {
   });
 });
 
-describe("ChatRequest.hash, going on from earlier requests", () => {
-  /** The hash as it was always taken: SHA-256 over the whole request's canonical JSON at once. */
-  const whole = (request: ChatRequest) =>
-    createHash("sha256").update(canonicalJson(request.toCanonical())).digest("hex");
+/** The hash as it was always taken: SHA-256 over the whole request's canonical JSON at once. */
+const whole = (request: ChatRequest) => createHash("sha256").update(canonicalJson(request.toCanonical())).digest("hex");
 
+describe("ChatRequest.hash, going on from earlier requests", () => {
   it("is the hash of the whole text when requests share first messages, change one, drop some, or interleave", () => {
     // Tool results of 2 KB: a thread of them passes the size at which hash states are kept (16 KB).
     const big = (turn: number) => `result ${turn} `.repeat(200);
@@ -224,6 +224,23 @@ describe("ChatRequest.hash, going on from earlier requests", () => {
       new ChatRequest([], request.tools).characters;
     expect(requests.some((request) => request.messages.length >= 64)).toBe(true);
     expect(requests.map((request) => request.characters)).toEqual(requests.map(apart));
+  });
+});
+
+describe("ChatRequest.hash, going on from what a list kept of another", () => {
+  it("is the hash of the whole text for a list that kept the first messages of one hashed before and changed the next", () => {
+    // Results of 16 KB: a hash state is kept after each, so the hash goes on from right where the lists part.
+    const result = (turn: number, text = `result ${turn} `.repeat(1_500)) => ToolResult(`c${turn}`, text);
+    const turns = Array.from({ length: 8 }, (_, turn) => [
+      AssistantMessage("", { toolCalls: [{ id: `c${turn}`, name: "search", arguments: { turn } }] }),
+      result(turn),
+    ]).flat();
+    const first = appended<Message>([], [SystemMessage("Prompt."), UserMessage("Question?"), ...turns]);
+    // The result at 7 shrunk: the first 7 messages kept, the rest laid out again (the same objects after it).
+    const second = appended(first, [result(2, "shrunk"), ...first.slice(8)], 7);
+    const third = appended(second, [result(9)]);
+    const requests = [first, second, third].map((messages) => new ChatRequest(messages, [SEARCH]));
+    expect(requests.map((request) => request.hash)).toEqual(requests.map(whole));
   });
 });
 

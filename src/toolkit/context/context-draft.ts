@@ -828,8 +828,8 @@ export class ContextDraft {
     }
     // The last layout is this cache's alone: it is cut back to what still holds and goes on from there.
     const laid: LaidOut = last ?? { events, shapes, messages: [], starts: [], results: [], rising: true };
-    const grown = last !== undefined && from === last.events.length ? laid.messages.length : undefined;
     laid.messages.length = from === 0 ? 0 : laid.starts[from]!;
+    const keptMessages = laid.messages.length;
     laid.starts.length = from;
     laid.results.length = from === 0 ? 0 : kept;
     if (laid.results.length === 0) laid.rising = true;
@@ -860,14 +860,16 @@ export class ContextDraft {
     this.cache.lastLayout = laid;
     const system = this.systemText(visible.summary);
     const { shortened, tools, characters } = this.summed(view, visible.summary, base!, delta);
-    // A layout that only grew hands out the last messages and the new ones, a list known to extend the last
-    // (ChatRequest.hash goes on from it without comparing them); the same system message is the same object.
+    // The messages handed out keep the last ones up to the first change, in a list known to share them with the
+    // last (ChatRequest.hash goes on from it without comparing them); the same system message is the same object.
     const sent = laid.sent;
     const lastSystem = sent?.[0]?.role === "system" ? sent[0] : undefined;
     const sameSystem = (lastSystem?.content ?? null) === system;
-    if (sent !== undefined && grown !== undefined && sameSystem) laid.sent = appended(sent, messages.slice(grown));
+    const offset = lastSystem === undefined ? 0 : 1;
+    if (sent !== undefined && sameSystem)
+      laid.sent = appended(sent, messages.slice(keptMessages), offset + keptMessages);
     else if (system === null) laid.sent = messages.slice();
-    else laid.sent = ([sameSystem ? lastSystem! : SystemMessage(system)] as Message[]).concat(messages);
+    else laid.sent = ([SystemMessage(system)] as Message[]).concat(messages);
     return { messages: laid.sent, tools, shortened, characters };
   }
 
