@@ -1113,6 +1113,21 @@ export interface PassTrail {
   policy: ContextPolicy;
   /** Each shrink's offers, in the order it made them, with what was decided. */
   offers: OfferDecision[][];
+  /** What each shrink read and freed, where it is a built-in one that ran: the next first pass may go on from it. */
+  shrinks: (ShrinkTrail | undefined)[];
+  /** The states the pass made (those it returned, unless minGain left them out). */
+  states: ResultStates;
+}
+
+/** What one shrink of a turn's first pass did: the offers it made, how far it read them, and what it freed. */
+interface ShrinkTrail {
+  offers: readonly string[];
+  /** How many of the offers it read, and the first it left open (not taken, or not reached). */
+  reached: number;
+  open: number;
+  /** The characters its decisions freed, and the change in results shown shortened. */
+  freed: number;
+  shortened: number;
 }
 
 /** One offer of a shrink and what the pass decided of it. */
@@ -1134,7 +1149,9 @@ interface OfferDecision {
  * One pass of the shrinks at call `call` of the running turn (0 for its first), whose view is `view`: over
  * startAt, the shrinks without a `when` apply their offers one at a time until the size is under target; a
  * shrink with a `when` runs while the size is over it. A pass that frees less than minGain is not made,
- * unless without it the call would not fit. A turn's first pass takes what the last one decided where it holds.
+ * unless without it the call would not fit. A turn's first pass takes what the last one decided where it holds,
+ * and goes on from its states where all of it holds (`goOn`; where a check finds otherwise, the pass is made again
+ * without).
  */
 function shrinkPass(
   draft: ContextDraft,
@@ -1142,6 +1159,7 @@ function shrinkPass(
   before: ResultStates,
   planning: Planning,
   call: number,
+  goOn = true,
 ): ResultStates {
   const { policy, limits } = planning;
   const { startAt, target } = policy.thresholds(limits);
@@ -1151,9 +1169,6 @@ function shrinkPass(
   const tokens = () => limits.promptTokens(characters, measured);
   const initial = tokens();
   const started = initial > startAt;
-  // The states are copied when the first offer is taken: most later calls of a turn take none.
-  let states: Map<string, ResultState> | undefined;
-  let change = changes.get(before);
   const first = call === 0;
   const earlier = first ? draft.cache.firstPass : undefined;
   // A decision holds where the view shows what the earlier one showed, and each floor applies as it did then:
@@ -1171,7 +1186,19 @@ function shrinkPass(
   const touched = citedSince.size === 0 ? undefined : draft.cache.resultsHolding(citedSince);
   const keeps = (result: ToolOutput | undefined) =>
     touched === undefined || result === undefined || !touched.has(result);
+  // Where every decision of the last first pass holds (no result shows an element cited since) and every shrink is a
+  // built-in one, this pass starts from the states it made and reads each shrink's offers from where it stopped:
+  // a long thread's first pass would otherwise take some thousand decisions again, one at a time. Its states may
+  // list their entries in another order than a pass made anew: they are read by handle, and sorted where listed.
+  const replay =
+    goOn && holds && touched === undefined && policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
+  const again = () => shrinkPass(draft, view, before, planning, call, false);
+  // The states are copied when the first offer is taken: most later calls of a turn take none.
+  let states = replay && earlier.states.size > 0 ? new Map(earlier.states) : undefined;
+  let change = changes.get(before);
+  if (states !== undefined && change !== undefined) change = { ...change };
   const trail: OfferDecision[][] = [];
+  const shrinkTrails: (ShrinkTrail | undefined)[] = [];
   const closedBefore = closedOffers.get(before);
   const changedHandles: string[] = [];
   const closed = new Map<Shrink, ClosedOffers>();
@@ -1181,9 +1208,13 @@ function shrinkPass(
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
     const known = closedBefore?.get(shrink);
+    const last = replay ? earlier.shrinks[index] : undefined;
     if (!active()) {
+      // The states gone on from hold what the last pass's shrink took, which this one does not reach.
+      if (last !== undefined && last.freed > 0) return again();
       // Forms only fall within a turn: what was closed before still is.
       if (known !== undefined) closed.set(shrink, known);
+      if (first) shrinkTrails.push(undefined);
       continue;
     }
     // A built-in shrink (Compress, Stub) is read here handle by handle, not asked for a list of offers: a turn's
@@ -1197,20 +1228,56 @@ function shrinkPass(
     // A list is read by index: a pass reads each result's offer, and an iterator's step is an object each time.
     const iterator = Array.isArray(offers) ? undefined : offers[Symbol.iterator]();
     // A later call of the turn starts after the offers closed at the call before: on a long thread, nearly all.
-    const start =
+    let start =
       known !== undefined && !first && extendsList(known.offers, offers as readonly string[]) ? known.count : 0;
     // The first offer left open: one not taken, or not reached.
     let open = -1;
+    let freed = 0;
+    let shortened = 0;
+    if (last !== undefined) {
+      // The last first pass's decisions of this shrink, taken again at once: the same offers from the same states,
+      // unless a decision this pass made anew (`changedHandles`) set the state of one of them.
+      if (!extendsList(last.offers, offers as readonly string[])) return again();
+      for (const handle of changedHandles) {
+        const at = last.offers.indexOf(handle);
+        if (at >= 0 && at < last.reached) return again();
+      }
+      for (const decision of past!) decided.push(decision);
+      [start, freed, shortened] = [last.reached, last.freed, last.shortened];
+      open = last.open < last.reached ? last.open : -1;
+      characters -= freed;
+      if (change !== undefined) {
+        change.characters -= freed;
+        change.shortened += shortened;
+      }
+      if (!active()) {
+        // Forms fall one offer at a time, so this pass stops where the last one did (after its last decision, a
+        // taken one, where it had offers left), or it stops before and decides there anew.
+        const taken = past!.at(-1);
+        if (last.reached === last.offers.length || taken === undefined || taken.state === null) return again();
+        characters += taken.freed;
+        const stopsHere = active();
+        characters -= taken.freed;
+        if (!stopsHere) return again();
+        closed.set(shrink, { offers: offers as readonly string[], count: last.open });
+        shrinkTrails.push({ ...last, offers: offers as readonly string[] });
+        continue;
+      }
+    }
+    let reached = start;
     for (let at = start; ; at += 1) {
       const offer =
         iterator === undefined ? (offers as readonly (string | readonly [string, Form])[])[at] : nextOf(iterator);
       if (offer === undefined) {
         if (open < 0) open = at;
+        reached = at;
         break;
       }
       const handle = typeof offer === "string" ? offer : offer[0];
       const form = typeof offer === "string" ? selection!.to : offer[1];
       const current = (states ?? before).get(handle);
+      // A state that a later shrink of the last pass gave: this pass would offer the result before it had it.
+      if (replay && current !== undefined && policy.shrink.indexOf(current.by) > index) return again();
       if (selection !== undefined && !selection.offers(current?.form ?? FULL)) continue;
       const same = past?.[decided.length];
       const decision =
@@ -1235,18 +1302,34 @@ function shrinkPass(
       states.set(handle, decision.state);
       changedHandles.push(handle);
       characters -= decision.freed;
+      freed += decision.freed;
+      shortened += decision.shortened;
       if (change !== undefined) {
         change.characters -= decision.freed;
         change.shortened += decision.shortened;
       }
       if (!active()) {
         if (open < 0) open = at + 1;
+        reached = at + 1;
         break;
       }
     }
     if (selection !== undefined) closed.set(shrink, { offers: offers as readonly string[], count: open });
+    if (first)
+      shrinkTrails.push(
+        selection === undefined ? undefined : { offers: offers as readonly string[], reached, open, freed, shortened },
+      );
   }
-  if (first) draft.cache.firstPass = { events: view.events, shown, summary, policy, offers: trail };
+  if (first)
+    draft.cache.firstPass = {
+      events: view.events,
+      shown,
+      summary,
+      policy,
+      offers: trail,
+      shrinks: shrinkTrails,
+      states: states ?? before,
+    };
   const gain = initial - tokens();
   const minGain = policy.minGain === null ? 0 : limits.tokens(policy.minGain);
   const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;
@@ -1254,7 +1337,9 @@ function shrinkPass(
   if (states === undefined || (gain > 0 && gain < minGain && fitsWithout)) return before;
   if (change !== undefined) changes.set(states, change);
   closedOffers.set(states, closed);
-  startedFrom.set(states, { before, changed: changedHandles });
+  // A first pass starts from states made for it (planForms), which no layout was laid out in: a walk back from a
+  // later pass's states ends at it.
+  if (!first) startedFrom.set(states, { before, changed: changedHandles });
   return states;
 }
 

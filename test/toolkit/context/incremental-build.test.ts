@@ -229,6 +229,51 @@ describe("a warm build", () => {
     );
   });
 
+  it("plans each turn's first call as a cold build does where recorded usage moves the size from turn to turn", () => {
+    // A turn's first pass goes on from the last one's states where all of it holds. Each turn's answer records
+    // prompt tokens far under or over the estimate, so that a first pass may stop before the last one did, a shrink
+    // may not run that ran at the last turn's, or a shrink may go further and so reach results a later one decided.
+    const shrinks = [
+      Compress(turns.slice(0, -1)),
+      Compress(turns.slice(0, -3)),
+      Stub(turns.slice(0, -1)),
+      Stub(turns.slice(0, -2), { when: new Tokens(400) }),
+      Compress(results.slice(0, -2)),
+      Stub(rounds.slice(0, -2)),
+    ];
+    const uncited = (plan: ConversationPlan): ConversationPlan => ({
+      turns: plan.turns.map((turn) => ({ rounds: turn.rounds.map((round) => ({ ...round, cites: [] })), cites: [] })),
+    });
+    fc.assert(
+      fc.property(
+        fc.tuple(conversationPlans, conversationPlans).map(([a, b]) => uncited({ turns: [...a.turns, ...b.turns] })),
+        policies,
+        fc.shuffledSubarray(shrinks, { minLength: 1 }),
+        fc.integer({ min: 1_500, max: 20_000 }),
+        fc.array(fc.double({ min: 0.05, max: 2, noNaN: true }), { minLength: 10, maxLength: 10 }),
+        (plan, policy, shrink, window, usages) => {
+          const options = { ...policy, shrink };
+          const events = [...conversationOf(plan).events];
+          // Each answer that ends a turn records prompt tokens: the estimate of what it sent, times a factor.
+          let answered = 0;
+          for (let index = 1; index < events.length; index += 1) {
+            const answer = events[index]!;
+            if (!ModelOutput.is(answer) || answer.content !== "Answer." || !Input.is(events[index + 1] ?? null))
+              continue;
+            const sent = builder(options, window).assess(Trace.of(events.slice(0, index))).context.request.characters;
+            const promptTokens = Math.max(1, Math.round((usages[answered++ % usages.length]! * sent) / 4));
+            const usage = { promptTokens, completionTokens: 1 };
+            events[index] = ModelOutput({ content: "Answer.", model: "test-model", usage, promptCharacters: sent });
+          }
+          const warm = builder(options, window);
+          for (const trace of prefixes(events))
+            expect(built(warm, trace)).toEqual(built(builder(options, window), trace));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("builds an earlier cut of the thread, as a replay does, as a cold build does", () => {
     const events = conversationOf({
       turns: [
