@@ -1019,6 +1019,63 @@ export interface ResultState extends ResultShape {
 /** The state of each shrunk result, by handle; a result that is not in it is full. */
 export type ResultStates = ReadonlyMap<string, ResultState>;
 
+/**
+ * Result states made from others and the states set since, without copying the others: a long thread's first
+ * pass goes on from the last one's thousands of states and sets a few. The states it is made from are never
+ * changed (a pass's states are final once it returns); once those set since grow to a quarter of them, they are
+ * copied into one map.
+ */
+class GrownStates implements ResultStates {
+  private readonly base: ResultStates;
+  private readonly own = new Map<string, ResultState>();
+
+  constructor(from: ResultStates) {
+    const grown = from instanceof GrownStates && from.own.size * 4 <= from.base.size ? from : undefined;
+    this.base = grown?.base ?? (from instanceof GrownStates ? new Map(from) : from);
+    if (grown !== undefined) for (const [handle, state] of grown.own) this.own.set(handle, state);
+  }
+
+  get size(): number {
+    let added = 0;
+    for (const handle of this.own.keys()) if (!this.base.has(handle)) added += 1;
+    return this.base.size + added;
+  }
+
+  get(handle: string): ResultState | undefined {
+    return this.own.get(handle) ?? this.base.get(handle);
+  }
+
+  has(handle: string): boolean {
+    return this.own.has(handle) || this.base.has(handle);
+  }
+
+  set(handle: string, state: ResultState): this {
+    this.own.set(handle, state);
+    return this;
+  }
+
+  *entries(): MapIterator<[string, ResultState]> {
+    for (const [handle, state] of this.base) yield [handle, this.own.get(handle) ?? state];
+    for (const entry of this.own) if (!this.base.has(entry[0])) yield entry;
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [handle] of this.entries()) yield handle;
+  }
+
+  *values(): MapIterator<ResultState> {
+    for (const [, state] of this.entries()) yield state;
+  }
+
+  forEach(each: (state: ResultState, handle: string, map: ResultStates) => void): void {
+    for (const [handle, state] of this.entries()) each(state, handle, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ResultState]> {
+    return this.entries();
+  }
+}
+
 /** What planning needs besides the draft. */
 export interface Planning {
   policy: ContextPolicy;
@@ -1193,8 +1250,10 @@ function shrinkPass(
   const replay =
     goOn && holds && touched === undefined && policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
   const again = () => shrinkPass(draft, view, before, planning, call, false);
-  // The states are copied when the first offer is taken: most later calls of a turn take none.
-  let states = replay && earlier.states.size > 0 ? new Map(earlier.states) : undefined;
+  // The states this pass grows from, and its own, grown when the first offer is taken: most later calls of a turn
+  // take none.
+  const base = replay && earlier.states.size > 0 ? earlier.states : before;
+  let states = base === before ? undefined : new GrownStates(base);
   let change = changes.get(before);
   if (states !== undefined && change !== undefined) change = { ...change };
   const trail: OfferDecision[][] = [];
@@ -1296,7 +1355,7 @@ function shrinkPass(
       }
       if (lazy) forms!.keep();
       if (states === undefined) {
-        states = new Map(before);
+        states = new GrownStates(before);
         change = change === undefined ? undefined : { ...change };
       }
       states.set(handle, decision.state);
@@ -1337,9 +1396,9 @@ function shrinkPass(
   if (states === undefined || (gain > 0 && gain < minGain && fitsWithout)) return before;
   if (change !== undefined) changes.set(states, change);
   closedOffers.set(states, closed);
-  // A first pass starts from states made for it (planForms), which no layout was laid out in: a walk back from a
-  // later pass's states ends at it.
-  if (!first) startedFrom.set(states, { before, changed: changedHandles });
+  // A first pass made anew starts from states made for it (planForms), which no layout was laid out in: a walk back
+  // from a later pass's states ends at it. One that went on from the last first pass's states changed those.
+  if (!first || base !== before) startedFrom.set(states, { before: base, changed: changedHandles });
   return states;
 }
 
