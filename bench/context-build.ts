@@ -332,6 +332,34 @@ function readCost(count: number): number {
 const reads = SIZES.map((count) => ({ count, ns: readCost(count) }));
 
 /**
+ * The machine's time to read memory at random places, by how much memory is read: ns a read, each read's place
+ * found by the one before (so the reads wait on each other, as a lookup of a record reached by a pointer does), over
+ * 64-byte lines spread through `megabytes` MB. A build's lookups read records spread through what the thread and the
+ * builder hold, some 2 KB an event.
+ */
+function randomReadCost(megabytes: number): number {
+  const slots = (megabytes * 1024 * 1024) / 4;
+  const lines = slots / 16;
+  const next = new Int32Array(slots);
+  // One cycle through every line, in a shuffled order.
+  const order = Int32Array.from({ length: lines }, (_, index) => index);
+  for (let index = lines - 1; index > 0; index -= 1) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [order[index], order[other]] = [order[other]!, order[index]!];
+  }
+  for (let index = 0; index < lines; index += 1) next[order[index]! * 16] = order[(index + 1) % lines]! * 16;
+  const reads = 2_000_000;
+  let at = 0;
+  const start = performance.now();
+  for (let read = 0; read < reads; read += 1) at = next[at]!;
+  const ns = ((performance.now() - start) * 1e6) / reads;
+  // Read, so the loop is not left out.
+  if (at < 0) throw new Error("A random read went astray.");
+  return Number(ns.toFixed(1));
+}
+const randomReads = [4, 16, 32, 64, 128].map((megabytes) => ({ megabytes, ns: randomReadCost(megabytes) }));
+
+/**
  * The ms to make the indexes a trace keeps for its thread and a cold build reads (element numbers, result
  * handles): once for each trace a worker reads, shared by the builders and the tool checks. Median of 5, each on
  * a new trace of the same events, after a collection.
@@ -363,6 +391,7 @@ console.log(
 );
 console.log(`the trace's indexes: ${indexes.map(({ count, ms }) => `${count}: ${ms} ms`).join(", ")}`);
 console.log(`one field read per event: ${reads.map(({ count, ns }) => `${count}: ${ns} ns`).join(", ")}`);
+console.log(`a random read: ${randomReads.map(({ megabytes, ns }) => `${megabytes} MB: ${ns} ns`).join(", ")}`);
 
 /**
  * One builder with shrinking builds each prefix of the thread of `count` events from `from` on, in turn, as
@@ -576,6 +605,12 @@ as the thread, whose entries lie further apart the longer the thread (in a CPU p
 10,000 and 50,000 events, the functions that grow most, 7–16× for 5× the events, are those lookups), the collector copies what
 the build keeps, and in this VM each page the heap grows into is faulted in by the kernel ("of it system" and
 "cold page faults"; a cold build of 10,000 events keeps ${target[keptMb]} MB, ${((Number(target[keptMb]) * 1000) / 10_000).toFixed(1)} KB an event).
+A lookup waits for its record to come from memory, and on this machine that wait grows with how much memory the
+reads are spread through: a read at a random place, the place found by the read before, took ${randomReads.map(({ megabytes, ns }) => `${ns} ns within ${megabytes} MB`).join(", ")}
+in the same run. A cold build keeps ${target[keptMb]} MB at 10,000 events and ${largest ? largest[keptMb] : "unmeasured"} MB at 50,000, beside the events
+themselves and the trace's indexes: its lookups at 50,000 events are spread through several times the memory, and
+each waits longer, whatever the code does between them. Only records laid out by place and read in order would
+keep the time per event from growing with the thread.
 
 Part of the growth beyond linear is the collector's, measured in the same run. A cold build of 10,000 events
 allocates less than V8's young generation holds (a semi-space of 16 MB), so nothing it keeps is copied while it
