@@ -568,8 +568,10 @@ Building each prefix of the last ${(PREFIXES.count - PREFIXES.from).toLocaleStri
 worker does at each model call; each trace grown from the one before by its new event, as a worker tops up the
 trace it keeps), a turn's first build took ${turns.first.toFixed(1)} ms of CPU (median) and the others ${turns.others.toFixed(1)}.
 A turn's first build plans its first call from every result full again, since the turns the shrinks
-select have moved: each old result is offered to each shrink once more, each offer finding its floors and
-the kept lengths of its shapes. The others keep the messages of the last layout up to the first change.
+select have moved, but it goes on from the last turn's first pass where each of its decisions holds (none was of
+a result that shows an element cited since): from the states that pass made, each shrink reading its offers from
+where it stopped, and the layout comparing only the results the pass changed. The others keep the messages of the
+last layout up to the first change.
 
 A trace's lists of events are made by appending to a shorter trace's and remember which (domain/lists.ts), as
 do the request's messages where the layout only grew: a build tells that the thread extends the one it read

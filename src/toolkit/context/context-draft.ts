@@ -1243,12 +1243,13 @@ function shrinkPass(
   const touched = citedSince.size === 0 ? undefined : draft.cache.resultsHolding(citedSince);
   const keeps = (result: ToolOutput | undefined) =>
     touched === undefined || result === undefined || !touched.has(result);
-  // Where every decision of the last first pass holds (no result shows an element cited since) and every shrink is a
-  // built-in one, this pass starts from the states it made and reads each shrink's offers from where it stopped:
-  // a long thread's first pass would otherwise take some thousand decisions again, one at a time. Its states may
-  // list their entries in another order than a pass made anew: they are read by handle, and sorted where listed.
-  const replay =
-    goOn && holds && touched === undefined && policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
+  // Where every decision of the last first pass holds (none of a result that shows an element cited since, whose
+  // handles are `touchedHandles`) and every shrink is a built-in one, this pass starts from the states it made and
+  // reads each shrink's offers from where it stopped: a long thread's first pass would otherwise take some thousand
+  // decisions again, one at a time. Its states may list their entries in another order than a pass made anew: they
+  // are read by handle, and sorted where listed.
+  const replay = goOn && holds && policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
+  const touchedHandles = touched === undefined ? [] : [...touched].map((result) => draft.cache.factsOf(result).handle);
   const again = () => shrinkPass(draft, view, before, planning, call, false);
   // The states this pass grows from, and its own, grown when the first offer is taken: most later calls of a turn
   // take none.
@@ -1295,12 +1296,14 @@ function shrinkPass(
     let shortened = 0;
     if (last !== undefined) {
       // The last first pass's decisions of this shrink, taken again at once: the same offers from the same states,
-      // unless a decision this pass made anew (`changedHandles`) set the state of one of them.
+      // unless a decision this pass made anew (`changedHandles`) set the state of one of them, or one was of a result
+      // that shows an element cited since.
       if (!extendsList(last.offers, offers as readonly string[])) return again();
-      for (const handle of changedHandles) {
-        const at = last.offers.indexOf(handle);
-        if (at >= 0 && at < last.reached) return again();
-      }
+      const readBefore = (handle: string | undefined) => {
+        const at = handle === undefined ? -1 : last.offers.indexOf(handle);
+        return at >= 0 && at < last.reached;
+      };
+      if (changedHandles.some(readBefore) || touchedHandles.some(readBefore)) return again();
       for (const decision of past!) decided.push(decision);
       [start, freed, shortened] = [last.reached, last.freed, last.shortened];
       open = last.open < last.reached ? last.open : -1;

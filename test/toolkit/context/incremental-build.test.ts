@@ -61,6 +61,27 @@ function built(made: MessageBuilder, trace: Trace): unknown {
   return { request: JSON.stringify(context.request.toCanonical()), tokens, fits, shrunk };
 }
 
+/**
+ * Shrinks to take in any order: a later one may have a result an earlier one gains, a selection may not only grow
+ * (rounds.at(-1)), and a `when` may stop a shrink among its offers.
+ */
+const ANY_ORDER = [
+  Compress(turns.slice(0, -1)),
+  Compress(turns.slice(0, -3)),
+  Stub(turns.slice(0, -1)),
+  Stub(turns.slice(0, -2), { when: new Tokens(400) }),
+  Compress(results.slice(0, -2)),
+  Stub(rounds.slice(0, -2)),
+  Compress(rounds.at(-1)),
+];
+
+/** The plan without citations: a turn's first pass takes the last turn's decisions where none is cited since. */
+function uncited(plan: ConversationPlan): ConversationPlan {
+  return {
+    turns: plan.turns.map((turn) => ({ rounds: turn.rounds.map((round) => ({ ...round, cites: [] })), cites: [] })),
+  };
+}
+
 /** Each prefix of the events as a trace of its own, the way a thread grows one event at a time. */
 function prefixes(events: readonly Event[]): Trace[] {
   return events.map((_, index) => Trace.of(events.slice(0, index + 1)));
@@ -197,26 +218,12 @@ describe("a warm build", () => {
   });
 
   it("plans each turn's first call as a cold build does over many uncited turns, with shrinks in any order", () => {
-    // A turn's first pass takes the last turn's decisions where they hold. Shrinks in any order, so that a later
-    // one may have a result an earlier one gains (it is then offered that result as the earlier one left it),
-    // selections that do not only grow (rounds.at(-1)), and a `when` that stops a shrink among its offers.
-    const shrinks = [
-      Compress(turns.slice(0, -1)),
-      Compress(turns.slice(0, -3)),
-      Stub(turns.slice(0, -1)),
-      Stub(turns.slice(0, -2), { when: new Tokens(400) }),
-      Compress(results.slice(0, -2)),
-      Stub(rounds.slice(0, -2)),
-      Compress(rounds.at(-1)),
-    ];
-    const uncited = (plan: ConversationPlan): ConversationPlan => ({
-      turns: plan.turns.map((turn) => ({ rounds: turn.rounds.map((round) => ({ ...round, cites: [] })), cites: [] })),
-    });
+    // A turn's first pass takes the last turn's decisions where they hold, with shrinks in any order.
     fc.assert(
       fc.property(
         fc.tuple(conversationPlans, conversationPlans).map(([a, b]) => uncited({ turns: [...a.turns, ...b.turns] })),
         policies,
-        fc.shuffledSubarray(shrinks, { minLength: 1 }),
+        fc.shuffledSubarray(ANY_ORDER, { minLength: 1 }),
         fc.integer({ min: 1_500, max: 100_000 }),
         (plan, policy, shrink, window) => {
           const options = { ...policy, shrink };
@@ -233,22 +240,11 @@ describe("a warm build", () => {
     // A turn's first pass goes on from the last one's states where all of it holds. Each turn's answer records
     // prompt tokens far under or over the estimate, so that a first pass may stop before the last one did, a shrink
     // may not run that ran at the last turn's, or a shrink may go further and so reach results a later one decided.
-    const shrinks = [
-      Compress(turns.slice(0, -1)),
-      Compress(turns.slice(0, -3)),
-      Stub(turns.slice(0, -1)),
-      Stub(turns.slice(0, -2), { when: new Tokens(400) }),
-      Compress(results.slice(0, -2)),
-      Stub(rounds.slice(0, -2)),
-    ];
-    const uncited = (plan: ConversationPlan): ConversationPlan => ({
-      turns: plan.turns.map((turn) => ({ rounds: turn.rounds.map((round) => ({ ...round, cites: [] })), cites: [] })),
-    });
     fc.assert(
       fc.property(
         fc.tuple(conversationPlans, conversationPlans).map(([a, b]) => uncited({ turns: [...a.turns, ...b.turns] })),
         policies,
-        fc.shuffledSubarray(shrinks, { minLength: 1 }),
+        fc.shuffledSubarray(ANY_ORDER, { minLength: 1 }),
         fc.integer({ min: 1_500, max: 20_000 }),
         fc.array(fc.double({ min: 0.05, max: 2, noNaN: true }), { minLength: 10, maxLength: 10 }),
         (plan, policy, shrink, window, usages) => {
