@@ -75,12 +75,13 @@ const ANY_ORDER = [
   Compress(rounds.at(-1)),
 ];
 
-/** The plan without citations: a turn's first pass takes the last turn's decisions where none is cited since. */
-function uncited(plan: ConversationPlan): ConversationPlan {
-  return {
-    turns: plan.turns.map((turn) => ({ rounds: turn.rounds.map((round) => ({ ...round, cites: [] })), cites: [] })),
-  };
-}
+/** Conversations of up to ten turns without citations: each turn's first pass can take the last one's decisions. */
+const UNCITED_PLANS = fc.tuple(conversationPlans, conversationPlans).map(([a, b]): ConversationPlan => ({
+  turns: [...a.turns, ...b.turns].map((turn) => ({
+    rounds: turn.rounds.map((round) => ({ ...round, cites: [] })),
+    cites: [],
+  })),
+}));
 
 /** Each prefix of the events as a trace of its own, the way a thread grows one event at a time. */
 function prefixes(events: readonly Event[]): Trace[] {
@@ -221,7 +222,7 @@ describe("a warm build", () => {
     // A turn's first pass takes the last turn's decisions where they hold, with shrinks in any order.
     fc.assert(
       fc.property(
-        fc.tuple(conversationPlans, conversationPlans).map(([a, b]) => uncited({ turns: [...a.turns, ...b.turns] })),
+        UNCITED_PLANS,
         policies,
         fc.shuffledSubarray(ANY_ORDER, { minLength: 1 }),
         fc.integer({ min: 1_500, max: 100_000 }),
@@ -242,7 +243,7 @@ describe("a warm build", () => {
     // may not run that ran at the last turn's, or a shrink may go further and so reach results a later one decided.
     fc.assert(
       fc.property(
-        fc.tuple(conversationPlans, conversationPlans).map(([a, b]) => uncited({ turns: [...a.turns, ...b.turns] })),
+        UNCITED_PLANS,
         policies,
         fc.shuffledSubarray(ANY_ORDER, { minLength: 1 }),
         fc.integer({ min: 1_500, max: 20_000 }),
