@@ -1030,9 +1030,14 @@ class GrownStates implements ResultStates {
   private readonly own = new Map<string, ResultState>();
 
   constructor(from: ResultStates) {
-    const grown = from instanceof GrownStates && from.own.size * 4 <= from.base.size ? from : undefined;
-    this.base = grown?.base ?? (from instanceof GrownStates ? new Map(from) : from);
-    if (grown !== undefined) for (const [handle, state] of grown.own) this.own.set(handle, state);
+    if (!(from instanceof GrownStates)) this.base = from;
+    // States grown from none are their own: final, like every pass's states once it returns.
+    else if (from.base.size === 0) this.base = from.own;
+    else if (from.own.size * 4 > from.base.size) this.base = new Map(from);
+    else {
+      this.base = from.base;
+      for (const [handle, state] of from.own) this.own.set(handle, state);
+    }
   }
 
   get size(): number {
