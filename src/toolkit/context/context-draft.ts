@@ -1268,7 +1268,7 @@ function shrinkPass(
   const changedHandles: string[] = [];
   const closed = new Map<Shrink, ClosedOffers>();
   for (const [index, shrink] of policy.shrink.entries()) {
-    const decided: OfferDecision[] = [];
+    let decided: OfferDecision[] = [];
     if (first) trail.push(decided);
     const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
     const active = () => (when === null ? started && tokens() >= target : tokens() > when);
@@ -1309,7 +1309,7 @@ function shrinkPass(
         return at >= 0 && at < last.reached;
       };
       if (changedHandles.some(readBefore) || touchedHandles.some(readBefore)) return again();
-      for (const decision of past!) decided.push(decision);
+      trail[index] = decided = past!.slice();
       [start, freed, shortened] = [last.reached, last.freed, last.shortened];
       open = last.open < last.reached ? last.open : -1;
       characters -= freed;

@@ -7,7 +7,7 @@ import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { Compaction, type Event, Input, ModelOutput, Reopened, ToolOutput } from "../../domain/events.js";
 import { kindsDeclared } from "../../domain/kinds.js";
-import { extendsList, lineageOf } from "../../domain/lists.js";
+import { appended, extendsList, lineageOf, sharedLength } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
 import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
@@ -176,27 +176,27 @@ const recentUnits: Record<Unit, RecentLists<readonly UnitSpan[]>> = {
   results: new RecentLists(),
 };
 
-// The units of `events`; of turns and results, those of an earlier list that `events` extends are kept, but its last turn.
+// The units of `events`; of turns and results, those of an earlier list that `events` extends are kept, but its last
+// turn. The list is appended to the earlier one (domain/lists.ts): the selections' handles tell they extend theirs.
 function findUnits(
   events: readonly Event[],
   unit: Unit,
   earlier?: { events: readonly Event[]; units: readonly UnitSpan[] },
-): UnitSpan[] {
+): readonly UnitSpan[] {
+  const added: UnitSpan[] = [];
   if (unit === "results") {
-    const found = earlier === undefined ? [] : [...earlier.units];
     for (let index = earlier?.events.length ?? 0; index < events.length; index += 1) {
       const callId = resultOf(events[index]!);
-      if (callId !== null) found.push({ start: index, results: [callId] });
+      if (callId !== null) added.push({ start: index, results: [callId] });
     }
-    return found;
+    return earlier === undefined ? added : appended(earlier.units, added);
   }
   if (unit === "turns") {
     const starts = turnStartsOf(events);
     const kept = earlier === undefined ? 0 : Math.max(0, earlier.units.length - 1);
-    const found = earlier === undefined ? [] : earlier.units.slice(0, kept);
     for (let at = kept; at < starts.length; at += 1)
-      found.push({ start: starts[at]!, results: resultsIn(events, starts[at]!, starts[at + 1] ?? events.length) });
-    return found;
+      added.push({ start: starts[at]!, results: resultsIn(events, starts[at]!, starts[at + 1] ?? events.length) });
+    return earlier === undefined ? added : appended(earlier.units, added, kept);
   }
   const rounds: UnitSpan[] = [];
   const roundOf = new Map<string, UnitSpan>();
@@ -277,20 +277,24 @@ export class Selection {
     const handles = handlesOf(view.thread.events);
     const [from, to] = this.range(units.length);
     const last = this.lastFound;
-    // The same unit objects hold the same results: only the units picked since are looked up.
+    // The same unit objects hold the same results: only the units picked since are looked up. Units appended to the
+    // last ones are known to start with them; others are compared.
     let kept = last !== undefined && last.from === from && last.to <= to ? last.to : from;
-    for (let index = from; index < kept; index += 1) if (units[index] !== last!.units[index]) kept = from;
+    if (kept > from && sharedLength(last!.units, units) < kept)
+      for (let index = from; index < kept; index += 1) if (units[index] !== last!.units[index]) kept = from;
     // A list once answered is never changed: one that gains handles is a copy.
     if (kept === to && kept !== from) {
       this.lastFound = { units, from, to, handles: last!.handles };
       return last!.handles;
     }
-    const found = kept === from ? [] : last!.handles.slice();
+    const added: string[] = [];
     for (let index = kept; index < to; index += 1)
       for (const callId of units[index]!.results) {
         const handle = handles.handleOf(callId);
-        if (handle !== undefined) found.push(handle);
+        if (handle !== undefined) added.push(handle);
       }
+    // Appended to the last handles: a pass tells its offers extend the last pass's without comparing them.
+    const found = kept === from ? added : appended(last!.handles, added);
     this.lastFound = { units, from, to, handles: found };
     return found;
   }
