@@ -20,6 +20,7 @@ export function argumentsSchema(args: z.ZodObject<any>): Record<string, JsonValu
 /**
  * The definition of a tool: its name, description and arguments schema; `elements` names each argument that
  * holds element numbers with the type names it accepts (subtypes included), `results` each that holds handles.
+ * A tool asked again with the same schema object gets the same definition while the type names are the same.
  */
 export function toolDef(
   tool: Pick<Tool, "name" | "description" | "args">,
@@ -32,5 +33,24 @@ export function toolDef(
     if (argument.target.kind === "element") elements[name] = [...argument.target.type.names];
     else results.push(name);
   }
-  return ToolDef({ name: tool.name, description: tool.description, parameters, elements, results });
+  const last = lastDefs.get(tool);
+  if (last?.parameters === parameters && last.description === tool.description && sameIds(last, elements, results))
+    return last;
+  const def = ToolDef({ name: tool.name, description: tool.description, parameters, elements, results });
+  lastDefs.set(tool, def);
+  return def;
+}
+
+// The definition last made of each tool: what is kept of a definition (its canonical JSON for a request's hash)
+// holds for the next build's too, which asks for it again.
+const lastDefs = new WeakMap<object, ToolDef>();
+
+function sameIds(def: ToolDef, elements: Record<string, string[]>, results: readonly string[]): boolean {
+  const names = Object.keys(elements);
+  if (names.length !== Object.keys(def.elements).length || !sameList(def.results, results)) return false;
+  return names.every((name) => def.elements[name] !== undefined && sameList(def.elements[name], elements[name]!));
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }

@@ -57,6 +57,16 @@ describe("toolDef", () => {
     expect(readDocument.def().elements.document).toEqual(["document", Memo.name]);
   });
 
+  it("gives the same definition again until a subtype of a type it names is declared", () => {
+    const before = readDocument.def();
+    expect(readDocument.def()).toBe(before);
+    const Note = referenceType("note", {}, Document);
+    const after = readDocument.def();
+    expect(after).not.toBe(before);
+    expect(after.elements.document).toEqual([...before.elements.document!, Note.name]);
+    expect(readDocument.def()).toBe(after);
+  });
+
   it("gives an ElementId a description when the tool gives none", () => {
     const open = tool({
       name: "open",
