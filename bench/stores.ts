@@ -447,19 +447,20 @@ try {
       ]),
       "",
       `Where the longer thread's extra goes (SQLite, each build and request hash of 60 turns timed apart, medians by call of ` +
-        `the turn, on 2026-12-03): the builds of a turn's later calls cost a little more at 5,000 events (0.15 ms against ` +
-        `0.12), and the extra is mostly the turn's first call: its build takes 0.42 ms against 0.13 and its request hash 0.26 ` +
-        `against 0.05. Its first pass goes on from the last turn's first pass (its states, and each shrink's offers from where ` +
-        `it stopped), where every decision of that pass holds: before, it took some 2,450 decisions again one at a time, and ` +
-        `copied their states (0.5–0.7 ms at 5,000 events, more at 10,000); now a first build takes 0.42 ms at 5,000 events and ` +
-        `0.41 at 10,000 (0.46–0.52 and 0.61–0.74 before, alternating the two codes). The layout then lays out again only the ` +
-        `messages from the first result whose form moved (the pass tells which it changed), and the request's hash goes on from ` +
-        `the last mark before that message: some 300 messages, 80,000 characters. That result is where the last turn's first ` +
-        `call stopped shrinking, about the policy's target before the context's end, so what is laid out and hashed again is ` +
-        `bounded by the target, not by the thread (at 10,000 events, every older result stubbed, the hash takes 0.14 ms). The ` +
-        `process's CPU grows more than its wall time, on other threads: the collector's scavenges (a build at 5,000 events ` +
-        `copies lists of the thread's length: the trace's events and the request's messages) and the optimizing compiler; on ` +
-        `two cores shared with other work they show in the wall time whenever the other core is taken.`,
+        `the turn, on 2026-12-03): the builds of a turn's later calls cost a little more at 5,000 events (0.14 ms against ` +
+        `0.12) and their hashes the same (0.04 ms), and the extra is mostly the turn's first call: its build takes 0.34 ms ` +
+        `against 0.13 and its request hash 0.25 against 0.03. Its first pass goes on from the last turn's first pass (its ` +
+        `states, and each shrink's offers from where it stopped, known to extend the last ones), where every decision of that ` +
+        `pass holds: before, it took some 2,450 decisions again one at a time, copied their states and compared the offers ` +
+        `(0.5–0.7 ms at 5,000 events, more at 10,000); now a first build takes 0.34 ms at 5,000 events and 0.37 at 10,000 ` +
+        `(0.46–0.52 and 0.61–0.74 at the start of the session). The layout then lays out again only the messages from the ` +
+        `first result whose form moved (the pass tells which it changed), and the request's hash goes on from the last mark ` +
+        `before that message: some 300 messages, 80,000 characters. That result is where the last turn's first call stopped ` +
+        `shrinking, about the policy's target before the context's end, so what is laid out and hashed again is bounded by ` +
+        `the target, not by the thread (at 10,000 events, every older result stubbed, the hash takes 0.12 ms). The process's ` +
+        `CPU grows more than its wall time, on other threads: the collector's scavenges (a build at 5,000 events copies ` +
+        `lists of the thread's length: the trace's events and the request's messages) and the optimizing compiler; on two ` +
+        `cores shared with other work they show in the wall time whenever the other core is taken.`,
       "",
       `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, load average ` +
         `${loadavg()[0]!.toFixed(1)} at the end (other work on the machine shows in the wall times and the PostgreSQL ratios).`,
