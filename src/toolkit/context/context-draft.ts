@@ -1254,14 +1254,18 @@ function shrinkPass(
   // decisions again, one at a time. Its states may list their entries in another order than a pass made anew: they
   // are read by handle, and sorted where listed.
   const replay = goOn && holds && policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
-  const touchedHandles = touched === undefined ? [] : [...touched].map((result) => draft.cache.factsOf(result).handle);
+  const touchedHandles =
+    !replay || touched === undefined ? [] : [...touched].map((result) => draft.cache.factsOf(result).handle);
   const again = () => shrinkPass(draft, view, before, planning, call, false);
-  // The states this pass grows from, and its own, grown when the first offer is taken: most later calls of a turn
-  // take none.
+  // The states this pass grows from, and its own (with what they change), made when the first offer is taken (most
+  // later calls of a turn take none), or at once where it goes on from the last first pass's.
   const base = replay && earlier.states.size > 0 ? earlier.states : before;
-  let states = base === before ? undefined : new GrownStates(base);
   let change = changes.get(before);
-  if (states !== undefined && change !== undefined) change = { ...change };
+  const grow = () => {
+    if (change !== undefined) change = { ...change };
+    return new GrownStates(base);
+  };
+  let states = base === before ? undefined : grow();
   const trail: OfferDecision[][] = [];
   const shrinkTrails: (ShrinkTrail | undefined)[] = [];
   const closedBefore = closedOffers.get(before);
@@ -1362,10 +1366,7 @@ function shrinkPass(
         continue;
       }
       if (lazy) forms!.keep();
-      if (states === undefined) {
-        states = new GrownStates(before);
-        change = change === undefined ? undefined : { ...change };
-      }
+      states ??= grow();
       states.set(handle, decision.state);
       changedHandles.push(handle);
       characters -= decision.freed;
