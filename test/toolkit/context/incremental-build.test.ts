@@ -88,6 +88,11 @@ function prefixes(events: readonly Event[]): Trace[] {
   return events.map((_, index) => Trace.of(events.slice(0, index + 1)));
 }
 
+/** Build each prefix of the events with `warm` (a builder `make` made, unless given) and expect a cold build's request. */
+function expectEachPrefixAsCold(make: () => MessageBuilder, events: readonly Event[], warm = make()): void {
+  for (const trace of prefixes(events)) expect(built(warm, trace)).toEqual(built(make(), trace));
+}
+
 describe("a warm build", () => {
   it("sends byte for byte the request of a cold build, at every event of a generated conversation", () => {
     fc.assert(
@@ -99,13 +104,11 @@ describe("a warm build", () => {
         fc.integer({ min: 1_500, max: 100_000 }),
         (plan, policy, reasoning, maxImages, window) => {
           const options = { ...policy, reasoning, maxImages };
-          const warm = builder(options, window);
           // Each model output thinks aloud, so which reasoning is sent back shows in the request.
           const events = conversationOf(plan).events.map((event, index) =>
             ModelOutput.is(event) ? { ...event, reasoning: `Thought ${index}.` } : event,
           );
-          for (const trace of prefixes(events))
-            expect(built(warm, trace)).toEqual(built(builder(options, window), trace));
+          expectEachPrefixAsCold(() => builder(options, window), events);
         },
       ),
       { numRuns: 60 },
@@ -161,9 +164,7 @@ describe("a warm build", () => {
               limits: new ModelLimits({ window: new Tokens(100_000) }),
               select: last === null ? null : (trace) => trace.events.slice(-last),
             });
-          const warm = make();
-          for (const trace of prefixes(conversationOf(plan).events))
-            expect(built(warm, trace)).toEqual(built(make(), trace));
+          expectEachPrefixAsCold(make, conversationOf(plan).events);
         },
       ),
       { numRuns: 80 },
@@ -228,9 +229,7 @@ describe("a warm build", () => {
         fc.integer({ min: 1_500, max: 100_000 }),
         (plan, policy, shrink, window) => {
           const options = { ...policy, shrink };
-          const warm = builder(options, window);
-          for (const trace of prefixes(conversationOf(plan).events))
-            expect(built(warm, trace)).toEqual(built(builder(options, window), trace));
+          expectEachPrefixAsCold(() => builder(options, window), conversationOf(plan).events);
         },
       ),
       { numRuns: 100 },
@@ -262,9 +261,7 @@ describe("a warm build", () => {
             const usage = { promptTokens, completionTokens: 1 };
             events[index] = ModelOutput({ content: "Answer.", model: "test-model", usage, promptCharacters: sent });
           }
-          const warm = builder(options, window);
-          for (const trace of prefixes(events))
-            expect(built(warm, trace)).toEqual(built(builder(options, window), trace));
+          expectEachPrefixAsCold(() => builder(options, window), events);
         },
       ),
       { numRuns: 100 },
@@ -282,7 +279,7 @@ describe("a warm build", () => {
     const warm = builder(policy);
     const whole = Trace.of(events);
     warm.build(whole);
-    for (const trace of prefixes(events)) expect(built(warm, trace)).toEqual(built(builder(policy), trace));
+    expectEachPrefixAsCold(() => builder(policy), events, warm);
     expect(built(warm, whole)).toEqual(built(builder(policy), whole));
   });
 
@@ -346,8 +343,7 @@ describe("a warm build", () => {
       minGain: null,
     };
     const warm = builder(policy);
-    for (const trace of prefixes(conversation.events))
-      expect(built(warm, trace)).toEqual(built(builder(policy), trace));
+    expectEachPrefixAsCold(() => builder(policy), conversation.events, warm);
     // The stubbed reopen result keeps the passage cited since, full, and leaves a#1 out.
     const sent = JSON.parse((built(warm, conversation.trace()) as { request: string }).request) as {
       messages: { content: unknown }[];
@@ -368,8 +364,7 @@ describe("a warm build", () => {
         { name: "reopen", arguments: { elements: [], results: ["c1"] }, result: {} },
       );
     conversation.events.splice(-1, 1, Reopened({ callId: "c2", reopenedElements: [], reopenedResults: ["c1"] }));
-    const warm = builder({});
-    for (const trace of prefixes(conversation.events)) expect(built(warm, trace)).toEqual(built(builder({}), trace));
+    expectEachPrefixAsCold(() => builder({}), conversation.events);
   });
 
   it("keeps the renders of the 8 threads built last, and of at most 100,000 events of them together", () => {
