@@ -1,0 +1,148 @@
+// A cold build's work grows linearly with the thread, and a warm build's not at all: counted here (each read of
+// the thread's data, each call of a floor), so the counts are exact; the times are the bench's (bench/context-build.ts).
+import { beforeAll, describe, expect, it } from "vitest";
+import { Input, ModelOutput, ToolOutput, type Event } from "../../../src/domain/events.js";
+import { Trace } from "../../../src/domain/trace.js";
+import { ToolDef } from "../../../src/ports/messages.js";
+import {
+  BRACKETS,
+  ContextPolicy,
+  FULL,
+  Floor,
+  MessageBuilder,
+  ModelLimits,
+  Text,
+  Tokens,
+  cited,
+  renderedBy,
+  type Protects,
+} from "../../../src/toolkit/index.js";
+import { documentOf } from "../../fixtures/context-conversation.js";
+
+const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });
+
+/**
+ * A thread of `turns` finished turns (a question, a search whose result is a document of three passages, and an
+ * answer citing the first passage) and a running one (a question and two searches).
+ */
+function threadOf(turns: number): Event[] {
+  const events: Event[] = [];
+  const search = (turn: number) => {
+    const id = `call-${turn}`;
+    events.push(ModelOutput({ toolCalls: [{ id, name: "search", arguments: { query: `q${turn}` } }], model: "m" }));
+    events.push(ToolOutput({ callId: id, elements: documentOf(`doc${turn}`, 3) }));
+  };
+  for (let turn = 0; turn < turns; turn += 1) {
+    events.push(Input({ payload: `Question ${turn}?`, model: "m" }));
+    search(turn);
+    // The document is number 4 * turn + 1, its first passage the next.
+    const source = `doc${turn}#0`;
+    const written = 4 * turn + 2;
+    events.push(
+      ModelOutput({
+        content: "The answer.",
+        markers: [{ at: 11, text: ` [${written}]`, cited: [{ written, source }] }],
+        model: "m",
+      }),
+    );
+  }
+  events.push(Input({ payload: "The last question?", model: "m" }));
+  search(turns);
+  search(turns + 1);
+  return events;
+}
+
+/** The work a counted build did: reads of the thread's data (events, their elements, calls, markers) and floor calls. */
+interface Work {
+  reads: number;
+  floors: number;
+}
+
+/** The work of a cold build and of the warm build after it, and the characters of the warm build's request. */
+interface Builds {
+  cold: Work;
+  warm: Work;
+  characters: number;
+}
+
+/**
+ * A copy of `value` whose objects and lists count each read of a property into `work` (a build reads the events
+ * it was given, so a pass that read the thread once more per event, or per call, would show in the count).
+ */
+function counting<T>(value: T, work: Work): T {
+  if (value === null || typeof value !== "object") return value;
+  const copy = Array.isArray(value)
+    ? value.map((item: unknown) => counting(item, work))
+    : Object.fromEntries(Object.entries(value).map(([key, item]) => [key, counting(item, work)]));
+  return new Proxy(copy, {
+    get(target, key, receiver) {
+      if (typeof key === "string") work.reads += 1;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  }) as T;
+}
+
+/**
+ * The work of a new builder's build (cold) of a thread of `turns` turns but its last result, and of the same
+ * builder's next build (warm), once the last result is appended: every result of a finished turn shrinks.
+ */
+function buildsOf(turns: number): Builds {
+  const work: Work = { reads: 0, floors: 0 };
+  const countedCited: Protects = (element, tool, before) => {
+    work.floors += 1;
+    return cited(element, tool, before);
+  };
+  const events = threadOf(turns).map((event) => counting(event, work));
+  const builder = new MessageBuilder({
+    // A window the thread fits in, and thresholds it is far over: each call of the running turn shrinks.
+    policy: new ContextPolicy({
+      startAt: new Tokens(2_000),
+      target: new Tokens(1_000),
+      minGain: null,
+      protect: [new Floor(countedCited, FULL)],
+    }),
+    renderInput: renderedBy(Text),
+    model: "m",
+    prompt: () => "Answer, citing like [1].",
+    tools: [SEARCH],
+    citations: BRACKETS,
+    limits: new ModelLimits({ window: new Tokens(10_000_000) }),
+  });
+  const before = Trace.of(events.slice(0, -1));
+  const measured = (build: () => void): Work => {
+    const [reads, floors] = [work.reads, work.floors];
+    build();
+    return { reads: work.reads - reads, floors: work.floors - floors };
+  };
+  const cold = measured(() => builder.build(before));
+  let characters = 0;
+  const warm = measured(() => {
+    characters = builder.build(before.with([{ position: events.length, event: events.at(-1)! }])).request.characters;
+  });
+  return { cold, warm, characters };
+}
+
+describe("the work of a build", () => {
+  let short: Builds, middle: Builds, long: Builds;
+  beforeAll(() => {
+    [short, middle, long] = [200, 400, 600].map(buildsOf) as [Builds, Builds, Builds];
+  });
+
+  it("cold: reads each turn of the thread and calls its floors the same number of times, however long the thread", () => {
+    // Each 200 turns more add exactly the work the 200 before added: the work is a + b * turns.
+    expect(long.cold.reads - middle.cold.reads).toBe(middle.cold.reads - short.cold.reads);
+    expect(long.cold.floors - middle.cold.floors).toBe(middle.cold.floors - short.cold.floors);
+    // And the work is of the thread: each turn is read, and its elements asked about.
+    expect((middle.cold.reads - short.cold.reads) / 200).toBeGreaterThan(10);
+    expect(middle.cold.floors - short.cold.floors).toBeGreaterThan(0);
+  });
+
+  it("warm, after one more event: the same however long the thread", () => {
+    expect(long.warm).toEqual(short.warm);
+    expect(middle.warm).toEqual(short.warm);
+    // The new result is read, and the request shows every turn.
+    expect(short.warm.reads).toBeGreaterThan(0);
+    expect(long.characters).toBeGreaterThan(middle.characters);
+    expect(middle.characters).toBeGreaterThan(short.characters);
+  });
+});
