@@ -463,7 +463,11 @@ ${markdownTable(rows)}
 
 Every request is the same byte for byte as a cold build's (test/toolkit/context/incremental-build.test.ts,
 which also checks that the builders of several turns send a new builder's request whatever parts each
-turn gives, and that the next turn's builder renders only what is new).
+turn gives, and that the next turn's builder renders only what is new). The work of a build is counted, not
+timed, in test/toolkit/context/build-work.test.ts: each read a build makes of the thread's data (a property of an
+event, an element, a call or a marker) and each call of its floor. For a cold build each 200 turns more add exactly
+the reads and calls the 200 before added, and a warm build after one more event makes the same reads and calls
+however long the thread, so what grows beyond linear in the times below is not the build's work.
 
 Forms are planned from lengths: the xml layout sums a result's length from each element's kept pieces
 (the opening's length, the escaped text, the closing tag, the newlines between them), and the result's text is made
