@@ -16,15 +16,9 @@ import type { LlmStep } from "../../runtime/steps/llm-step.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { ContextStrategy, TurnParts } from "../react/strategy.js";
 import { type Assessment, CompactingStep } from "./compact.js";
-import {
-  ContextDraft,
-  type ResultStates,
-  ThreadCache,
-  cacheFor,
-  measuredPrompt,
-  noStates,
-  planForms,
-} from "./context-draft.js";
+import { ContextDraft } from "./context-draft.js";
+import { type ResultStates, measuredPrompt, noStates, planForms } from "./form-plan.js";
+import { ThreadCache, cacheFor } from "./thread-cache.js";
 import { ContextPolicy } from "./context-policy.js";
 import { ContextFullError, MissingTurnError } from "./errors.js";
 import type { ModelLimits } from "./limits.js";

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { ToolOutput } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
-import { ContextDraft, ThreadCache } from "../../../src/toolkit/context/context-draft.js";
+import { ContextDraft } from "../../../src/toolkit/context/context-draft.js";
+import { ThreadCache } from "../../../src/toolkit/context/thread-cache.js";
 import { ContextPolicy, Text, renderedBy, xml } from "../../../src/toolkit/index.js";
 import { Conversation, documentOf } from "../../fixtures/context-conversation.js";
 
