@@ -3,23 +3,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Input, ModelOutput, ToolOutput, type Event } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
-import { ToolDef } from "../../../src/ports/messages.js";
-import {
-  BRACKETS,
-  ContextPolicy,
-  FULL,
-  Floor,
-  MessageBuilder,
-  ModelLimits,
-  Text,
-  Tokens,
-  cited,
-  renderedBy,
-  type Protects,
-} from "../../../src/toolkit/index.js";
-import { documentOf } from "../../fixtures/context-conversation.js";
-
-const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });
+import { FULL, Floor, Tokens, cited, type Protects } from "../../../src/toolkit/index.js";
+import { conversationBuilder, documentOf } from "../../fixtures/context-conversation.js";
 
 /**
  * A thread of `turns` finished turns (a question, a search whose result is a document of three passages, and an
@@ -93,21 +78,11 @@ function buildsOf(turns: number): Builds {
     return cited(element, tool, before);
   };
   const events = threadOf(turns).map((event) => counting(event, work));
-  const builder = new MessageBuilder({
-    // A window the thread fits in, and thresholds it is far over: each call of the running turn shrinks.
-    policy: new ContextPolicy({
-      startAt: new Tokens(2_000),
-      target: new Tokens(1_000),
-      minGain: null,
-      protect: [new Floor(countedCited, FULL)],
-    }),
-    renderInput: renderedBy(Text),
-    model: "m",
-    prompt: () => "Answer, citing like [1].",
-    tools: [SEARCH],
-    citations: BRACKETS,
-    limits: new ModelLimits({ window: new Tokens(10_000_000) }),
-  });
+  // A window the thread fits in, and thresholds it is far over: each call of the running turn shrinks.
+  const builder = conversationBuilder(
+    { startAt: new Tokens(2_000), target: new Tokens(1_000), minGain: null, protect: [new Floor(countedCited, FULL)] },
+    10_000_000,
+  );
   const before = Trace.of(events.slice(0, -1));
   const measured = (build: () => void): Work => {
     const [reads, floors] = [work.reads, work.floors];

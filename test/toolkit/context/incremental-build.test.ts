@@ -26,7 +26,6 @@ import {
   rounds,
   turns,
   xml,
-  type ContextPolicyOptions,
   type TurnParts,
 } from "../../../src/toolkit/index.js";
 import {
@@ -35,21 +34,7 @@ import {
   policies,
   type ConversationPlan,
 } from "../../fixtures/context-arbitraries.js";
-import { Chunk, Conversation, documentOf } from "../../fixtures/context-conversation.js";
-
-const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });
-
-function builder(policy: ContextPolicyOptions, window = 100_000): MessageBuilder {
-  return new MessageBuilder({
-    policy: new ContextPolicy(policy),
-    renderInput: renderedBy(Text),
-    model: "test-model",
-    prompt: () => "Answer.",
-    tools: [SEARCH],
-    citations: BRACKETS,
-    limits: new ModelLimits({ window: new Tokens(window) }),
-  });
-}
+import { Chunk, Conversation, SEARCH, conversationBuilder, documentOf } from "../../fixtures/context-conversation.js";
 
 /** What a build decides: the request byte for byte (its canonical JSON), its size, and why each result has its form. */
 function built(made: MessageBuilder, trace: Trace): unknown {
@@ -108,7 +93,7 @@ describe("a warm build", () => {
           const events = conversationOf(plan).events.map((event, index) =>
             ModelOutput.is(event) ? { ...event, reasoning: `Thought ${index}.` } : event,
           );
-          expectEachPrefixAsCold(() => builder(options, window), events);
+          expectEachPrefixAsCold(() => conversationBuilder(options, window), events);
         },
       ),
       { numRuns: 60 },
@@ -119,10 +104,12 @@ describe("a warm build", () => {
     // A maxImages above any image count changes no request, but makes the builder lay each view out to measure it.
     fc.assert(
       fc.property(conversationPlans, policies, fc.integer({ min: 1_500, max: 100_000 }), (plan, policy, window) => {
-        const summed = builder(policy, window);
+        const summed = conversationBuilder(policy, window);
         const events = conversationOf(plan).events;
         for (const trace of prefixes(events))
-          expect(built(summed, trace)).toEqual(built(builder({ ...policy, maxImages: 10_000 }, window), trace));
+          expect(built(summed, trace)).toEqual(
+            built(conversationBuilder({ ...policy, maxImages: 10_000 }, window), trace),
+          );
       }),
       { numRuns: 60 },
     );
@@ -184,10 +171,10 @@ describe("a warm build", () => {
       ],
     };
     const conversation = new Conversation();
-    const warm = builder(policy);
+    const warm = conversationBuilder(policy);
     for (let turn = 0; turn < 4; turn += 1) {
       conversation.ask(`Q${turn}?`);
-      expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+      expect(built(warm, conversation.trace())).toEqual(built(conversationBuilder(policy), conversation.trace()));
       conversation.search(`s${turn}`, documentOf(`d${turn}`, 2, 10)).answer("A.");
     }
   });
@@ -202,19 +189,19 @@ describe("a warm build", () => {
       shrink: [Compress(turns.slice(0, -1))],
     };
     const conversation = new Conversation();
-    const warm = builder(policy);
+    const warm = conversationBuilder(policy);
     for (let turn = 0; turn < 6; turn += 1) {
       conversation.ask(`Q${turn}?`);
-      expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+      expect(built(warm, conversation.trace())).toEqual(built(conversationBuilder(policy), conversation.trace()));
       conversation.search(`s${turn}`, documentOf(`d${turn}`, 2, 40));
     }
     const compressed = (made: MessageBuilder) => made.explain(conversation.trace()).length;
-    const before = compressed(builder(policy));
-    const sent = builder(policy).assess(conversation.trace()).context.request.characters;
+    const before = compressed(conversationBuilder(policy));
+    const sent = conversationBuilder(policy).assess(conversation.trace()).context.request.characters;
     const usage = { promptTokens: 100, completionTokens: 1 };
     conversation.events.push(ModelOutput({ content: "A.", model: "test-model", usage, promptCharacters: sent }));
     conversation.ask("Q6?");
-    expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+    expect(built(warm, conversation.trace())).toEqual(built(conversationBuilder(policy), conversation.trace()));
     expect(compressed(warm)).toBeGreaterThan(0);
     expect(compressed(warm)).toBeLessThan(before);
   });
@@ -229,7 +216,7 @@ describe("a warm build", () => {
         fc.integer({ min: 1_500, max: 100_000 }),
         (plan, policy, shrink, window) => {
           const options = { ...policy, shrink };
-          expectEachPrefixAsCold(() => builder(options, window), conversationOf(plan).events);
+          expectEachPrefixAsCold(() => conversationBuilder(options, window), conversationOf(plan).events);
         },
       ),
       { numRuns: 100 },
@@ -256,12 +243,13 @@ describe("a warm build", () => {
             const answer = events[index]!;
             if (!ModelOutput.is(answer) || answer.content !== "Answer." || !Input.is(events[index + 1] ?? null))
               continue;
-            const sent = builder(options, window).assess(Trace.of(events.slice(0, index))).context.request.characters;
+            const sent = conversationBuilder(options, window).assess(Trace.of(events.slice(0, index))).context.request
+              .characters;
             const promptTokens = Math.max(1, Math.round((usages[answered++ % usages.length]! * sent) / 4));
             const usage = { promptTokens, completionTokens: 1 };
             events[index] = ModelOutput({ content: "Answer.", model: "test-model", usage, promptCharacters: sent });
           }
-          expectEachPrefixAsCold(() => builder(options, window), events);
+          expectEachPrefixAsCold(() => conversationBuilder(options, window), events);
         },
       ),
       { numRuns: 100 },
@@ -276,11 +264,11 @@ describe("a warm build", () => {
       ],
     }).events;
     const policy = { startAt: new Tokens(300), target: new Tokens(100), minGain: null };
-    const warm = builder(policy);
+    const warm = conversationBuilder(policy);
     const whole = Trace.of(events);
     warm.build(whole);
-    expectEachPrefixAsCold(() => builder(policy), events, warm);
-    expect(built(warm, whole)).toEqual(built(builder(policy), whole));
+    expectEachPrefixAsCold(() => conversationBuilder(policy), events, warm);
+    expect(built(warm, whole)).toEqual(built(conversationBuilder(policy), whole));
   });
 
   it("lays a result out again in the shape a later call gives it, where a call id was recorded twice", () => {
@@ -291,19 +279,19 @@ describe("a warm build", () => {
       conversation.search(`s${call}`, documentOf(`d${call}`, 1, 20));
       if (call === 4) conversation.events.push(ToolOutput({ callId: "c2", elements: documentOf("again", 1, 20) }));
     }
-    const under = builder({}).assess(conversation.trace()).tokens;
+    const under = conversationBuilder({}).assess(conversation.trace()).tokens;
     const policy = {
       startAt: new Tokens(90_000),
       minGain: null,
       shrink: [Compress(results.at(2), { when: new Tokens(under) })],
     };
-    const warm = builder(policy);
+    const warm = conversationBuilder(policy);
     warm.build(conversation.trace());
     expect(warm.explain(conversation.trace())).toEqual([]);
     conversation.events.push(
       ModelOutput({ toolCalls: [{ id: "c9", name: "search", arguments: {} }], model: "test-model" }),
     );
-    expect(built(warm, conversation.trace())).toEqual(built(builder(policy), conversation.trace()));
+    expect(built(warm, conversation.trace())).toEqual(built(conversationBuilder(policy), conversation.trace()));
     expect(warm.explain(conversation.trace()).map((record) => record.result)).toEqual(["r3"]);
   });
 
@@ -312,10 +300,10 @@ describe("a warm build", () => {
     const conversation = new Conversation()
       .ask("Where is the permit?")
       .search("permit", [Chunk({ id: "late#0", ref: "late", text: "The permit page." })]);
-    const warm = builder({});
+    const warm = conversationBuilder({});
     warm.build(conversation.trace());
     conversation.search("permit document", documentOf("late", 1));
-    const cold = builder({}).build(conversation.trace()).request;
+    const cold = conversationBuilder({}).build(conversation.trace()).request;
     expect(warm.build(conversation.trace()).request.hash).toBe(cold.hash);
     const first = cold.messages.find((message) => message.role === "tool")!;
     expect(first.content).toContain('doc="2"');
@@ -342,8 +330,8 @@ describe("a warm build", () => {
       target: new Tokens(30),
       minGain: null,
     };
-    const warm = builder(policy);
-    expectEachPrefixAsCold(() => builder(policy), conversation.events, warm);
+    const warm = conversationBuilder(policy);
+    expectEachPrefixAsCold(() => conversationBuilder(policy), conversation.events, warm);
     // The stubbed reopen result keeps the passage cited since, full, and leaves a#1 out.
     const sent = JSON.parse((built(warm, conversation.trace()) as { request: string }).request) as {
       messages: { content: unknown }[];
@@ -364,7 +352,7 @@ describe("a warm build", () => {
         { name: "reopen", arguments: { elements: [], results: ["c1"] }, result: {} },
       );
     conversation.events.splice(-1, 1, Reopened({ callId: "c2", reopenedElements: [], reopenedResults: ["c1"] }));
-    expectEachPrefixAsCold(() => builder({}), conversation.events);
+    expectEachPrefixAsCold(() => conversationBuilder({}), conversation.events);
   });
 
   it("keeps the renders of the 8 threads built last, and of at most 100,000 events of them together", () => {
@@ -433,15 +421,15 @@ describe("a warm build", () => {
   it("starts again for a trace that does not extend the one it kept", () => {
     const one = new Conversation().ask("One?").search("one", documentOf("one", 2));
     const two = new Conversation().ask("Two?").search("two", documentOf("two", 1));
-    const made = builder({});
+    const made = conversationBuilder({});
     made.build(one.trace());
-    expect(made.build(two.trace()).request.hash).toBe(builder({}).build(two.trace()).request.hash);
-    expect(made.build(one.trace()).request.hash).toBe(builder({}).build(one.trace()).request.hash);
+    expect(made.build(two.trace()).request.hash).toBe(conversationBuilder({}).build(two.trace()).request.hash);
+    expect(made.build(one.trace()).request.hash).toBe(conversationBuilder({}).build(one.trace()).request.hash);
   });
 
   it("gives a context whose numbering stays as it was at its build", () => {
     const conversation = new Conversation().ask("One?").search("one", documentOf("one", 1));
-    const made = builder({});
+    const made = conversationBuilder({});
     const first = made.build(conversation.trace());
     conversation.search("two", documentOf("two", 1));
     made.build(conversation.trace());
@@ -453,7 +441,7 @@ describe("a warm build", () => {
   it("gives a context whose numbering stays as it was, though a longer trace grew the thread's numbering it read", () => {
     const conversation = new Conversation().ask("One?").search("one", documentOf("one", 1));
     const trace = conversation.trace();
-    const made = builder({});
+    const made = conversationBuilder({});
     const first = made.build(trace);
     // A worker tops up the trace it keeps: the longer trace takes over the numbering the shorter one made.
     conversation.search("two", documentOf("two", 1));

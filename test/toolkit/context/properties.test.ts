@@ -3,7 +3,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ModelOutput, ToolOutput } from "../../../src/domain/events.js";
 import { Trace } from "../../../src/domain/trace.js";
-import { ToolDef } from "../../../src/ports/messages.js";
 import { LlmStep } from "../../../src/runtime/steps/llm-step.js";
 import { FunctionModel, ScriptedModel } from "../../../src/testing/index.js";
 import type { ScriptedOutput } from "../../../src/testing/scripted-output.js";
@@ -28,31 +27,17 @@ import {
   dropText,
   firstWords,
   jsonCap,
-  renderedBy,
   sources,
   turns,
-  type ContextPolicyOptions,
   type Shorten,
 } from "../../../src/toolkit/index.js";
 import { LIBRARY } from "../../../examples/tutorials/01-first-agent/library.js";
 import { Document, Passage, readDocument, search } from "../../../examples/tutorials/02-citations/tools.js";
 import { shortened } from "../../../src/toolkit/context/forms.js";
 import { conversationOf, conversationPlans, policies, toolOutputs } from "../../fixtures/context-arbitraries.js";
+import { conversationBuilder } from "../../fixtures/context-conversation.js";
 
-const SEARCH = ToolDef({ name: "search", description: "Search.", parameters: { type: "object" } });
 const LIMITS = new ModelLimits({ window: new Tokens(100_000) });
-
-function builder(policy: ContextPolicyOptions, limits: ModelLimits = LIMITS): MessageBuilder {
-  return new MessageBuilder({
-    policy: new ContextPolicy(policy),
-    renderInput: renderedBy(Text),
-    model: "test-model",
-    prompt: () => "Answer.",
-    tools: [SEARCH],
-    citations: CITE,
-    limits,
-  });
-}
 
 /** The trace before each model call of the running turn, and the trace of the next call. */
 function callsOfRunningTurn(trace: Trace): Trace[] {
@@ -68,7 +53,7 @@ describe("forms within a turn", () => {
   it("never rise between the calls of a turn, and a result in the same form is sent the same at each call", () => {
     fc.assert(
       fc.property(conversationPlans, policies, (plan, policy) => {
-        const made = builder(policy);
+        const made = conversationBuilder(policy);
         const calls = callsOfRunningTurn(conversationOf(plan).trace());
         const seen = calls.map((view) => ({
           forms: new Map(made.explain(view).map((record) => [record.result, record.form as number])),
@@ -142,7 +127,7 @@ describe("a context that does not fit", () => {
         fc.integer({ min: 0, max: 2_000 }),
         async (plan, window, reserve) => {
           const limits = new ModelLimits({ window: new Tokens(window) });
-          const made = builder({ outputReserve: new Tokens(reserve), shrink: [] }, limits);
+          const made = conversationBuilder({ outputReserve: new Tokens(reserve), shrink: [] }, limits);
           const trace = conversationOf(plan).trace();
           const { request } = made.assess(trace).context;
           const over = Math.ceil(request.characters / limits.charactersPerToken) + reserve > window;
@@ -170,7 +155,7 @@ describe("results that a generated conversation records", () => {
       fc.property(conversationPlans, policies, (plan, policy) => {
         const trace = conversationOf(plan).trace();
         const before = JSON.stringify(trace.events);
-        builder(policy).build(trace);
+        conversationBuilder(policy).build(trace);
         expect(JSON.stringify(trace.events)).toBe(before);
         expect(trace.byType(ToolOutput).length).toBeGreaterThan(0);
       }),
