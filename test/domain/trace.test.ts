@@ -180,6 +180,36 @@ describe("Numbering", () => {
     expect(short.index(THREAD_NUMBERING).size).toBe(2);
   });
 
+  it("answers each id alike whatever was asked before: the next, the same, the one before, a far one, an unknown one", () => {
+    // Results of a document and its passages, the last one repeating an earlier passage (numbered where it first was).
+    const outputs = [0, 1, 2, 3, 4, 5].map((index) =>
+      ToolOutput({
+        callId: `c${index}`,
+        elements: [
+          Document({ id: `d${index}`, title: "D" }),
+          ...[0, 1, 2].map((at) => Passage({ id: `d${index}#${at}`, ref: `d${index}`, text: "x" })),
+          ...(index === 5 ? [Passage({ id: "d1#2", ref: "d1", text: "x" })] : []),
+        ],
+      }),
+    );
+    const ids = outputs.flatMap((output) => output.elements.map((element) => element.id));
+    const expected = new Map<string, number>();
+    for (const id of ids) if (!expected.has(id)) expected.set(id, expected.size + 1);
+    // In order, each part then its whole twice (as a layout asks), backwards, by a stride, and ids no event showed.
+    const asked = [
+      ...ids,
+      ...ids.flatMap((id) => [id, id.split("#")[0]!, id.split("#")[0]!]),
+      ...[...ids].reverse(),
+      ...ids.filter((_, index) => index % 5 === 0),
+      "d9",
+      "d1#",
+      "d1#2",
+      "d0",
+    ];
+    const numbering = new Numbering(outputs);
+    expect(asked.map((id) => numbering.numberOf(id))).toEqual(asked.map((id) => expected.get(id)));
+  });
+
   it("numbers the elements an input's payload holds", () => {
     const payload = JSON.parse(
       JSON.stringify({ text: "see", attachments: [Passage({ id: "note", text: "n" })] }),
