@@ -78,14 +78,17 @@ export interface Visible {
 }
 
 /**
- * The shown results of a view, by handle. Views that extend one another share one map of the place where
+ * The shown results of a view, by handle. Views that extend one another share one list of the place where
  * each result shows, and each reads only the places before its end: a view that extends another adds its
- * own results to the map and copies none.
+ * own results to the list and copies none.
  */
 export class ShownResults {
   constructor(
-    /** Each result, its place among the shown events, and its facts in the thread's cache. */
-    readonly places: Map<string, ShownPlace>,
+    /**
+     * Each result, its place among the shown events, and its facts in the thread's cache, at its handle's number: a
+     * pass reads them in handle order, from a list rather than a table as large as the thread.
+     */
+    readonly places: (ShownPlace | undefined)[],
     /** How many events the view shows. */
     readonly end: number,
   ) {}
@@ -97,7 +100,7 @@ export class ShownResults {
 
   /** The place of the result that `handle` names, if the view shows it. */
   place(handle: string): ShownPlace | undefined {
-    const place = this.places.get(handle);
+    const place = this.places[handleNumber(handle)];
     return place !== undefined && place.at < this.end ? place : undefined;
   }
 
@@ -222,11 +225,17 @@ export class ContextDraft {
       for (const facts of added) handles.push(facts.handle);
       // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
       const shared = last!.visible.results.places;
-      const again = added.some((facts) => shared.has(facts.handle ?? ""));
-      const places = again ? new Map(shared) : shared;
+      const again = added.some(
+        (facts) => facts.handle !== undefined && shared[handleNumber(facts.handle)] !== undefined,
+      );
+      const places = again ? shared.slice() : shared;
       added.forEach((facts, offset) => {
         if (facts.handle !== undefined)
-          places.set(facts.handle, { result: extended[offset] as ToolOutput, at: shownBefore + offset, facts });
+          places[handleNumber(facts.handle)] = {
+            result: extended[offset] as ToolOutput,
+            at: shownBefore + offset,
+            facts,
+          };
       });
       visible = { events, handles, summary: last!.visible.summary, results: new ShownResults(places, events.length) };
       const base = last!.visible.base;
@@ -239,7 +248,7 @@ export class ContextDraft {
       const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
       const selected = this.settings.select === null ? view.events : this.settings.select(view);
       const handles: (string | undefined)[] = [];
-      const places = new Map<string, ShownPlace>();
+      const places: (ShownPlace | undefined)[] = [];
       // A view that shows every event shows its own list: the next view's list extends it (extendsList).
       const events = this.show(selected, selected === view.events ? byPlace : undefined, replaced, handles, places);
       visible = {
@@ -297,7 +306,7 @@ export class ContextDraft {
     byPlace: readonly Facts[] | undefined,
     replaced: ReadonlySet<Event>,
     handles: (string | undefined)[],
-    places: Map<string, ShownPlace>,
+    places: (ShownPlace | undefined)[],
   ): readonly Event[] {
     // A list of its own from the first event left out: most views show every event.
     let events: Event[] | undefined;
@@ -309,7 +318,8 @@ export class ContextDraft {
         continue;
       }
       const handle = facts.handle;
-      if (handle !== undefined) places.set(handle, { result: event as ToolOutput, at: handles.length, facts });
+      if (handle !== undefined)
+        places[handleNumber(handle)] = { result: event as ToolOutput, at: handles.length, facts };
       events?.push(event);
       handles.push(handle);
     }

@@ -55,21 +55,87 @@ export interface ResultState extends ResultShape {
 /** The state of each shrunk result, by handle; a result that is not in it is full. */
 export type ResultStates = ReadonlyMap<string, ResultState>;
 
+/** The Map methods that follow from `entries`, for the result states of a pass. */
+abstract class ListedStates implements ResultStates {
+  abstract readonly size: number;
+  abstract get(handle: string): ResultState | undefined;
+  abstract has(handle: string): boolean;
+  abstract entries(): MapIterator<[string, ResultState]>;
+
+  *keys(): MapIterator<string> {
+    for (const [handle] of this.entries()) yield handle;
+  }
+
+  *values(): MapIterator<ResultState> {
+    for (const [, state] of this.entries()) yield state;
+  }
+
+  forEach(each: (state: ResultState, handle: string, map: ResultStates) => void): void {
+    for (const [handle, state] of this.entries()) each(state, handle, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ResultState]> {
+    return this.entries();
+  }
+}
+
+/**
+ * Result states at their handle's number, listed in the order they were set: a pass and a layout read them in
+ * handle order, from a list rather than a table as large as the thread (which at tens of thousands of results
+ * misses the processor's caches). Only shown results get a state, and their handles are r1, r2, ...
+ */
+class StatesByNumber extends ListedStates {
+  private readonly byNumber: (ResultState | undefined)[] = [];
+  private readonly handles: string[] = [];
+
+  /** A copy of `states`, listed in their order. */
+  static of(states: ResultStates): StatesByNumber {
+    const copy = new StatesByNumber();
+    for (const [handle, state] of states) copy.set(handle, state);
+    return copy;
+  }
+
+  get size(): number {
+    return this.handles.length;
+  }
+
+  get(handle: string): ResultState | undefined {
+    return this.byNumber[handleNumber(handle)];
+  }
+
+  has(handle: string): boolean {
+    return this.get(handle) !== undefined;
+  }
+
+  set(handle: string, state: ResultState): this {
+    const number = handleNumber(handle);
+    if (number === 0) throw new Error(`A result state needs a result's handle, such as "r1", not "${handle}".`);
+    if (this.byNumber[number] === undefined) this.handles.push(handle);
+    this.byNumber[number] = state;
+    return this;
+  }
+
+  *entries(): MapIterator<[string, ResultState]> {
+    for (const handle of this.handles) yield [handle, this.get(handle)!];
+  }
+}
+
 /**
  * Result states made from others and the states set since, without copying the others: a long thread's first
  * pass goes on from the last one's thousands of states and sets a few. The states it is made from are never
  * changed (a pass's states are final once it returns); once those set since grow to a quarter of them, they are
- * copied into one map.
+ * copied into one list.
  */
-class GrownStates implements ResultStates {
+class GrownStates extends ListedStates {
   private readonly base: ResultStates;
-  private readonly own = new Map<string, ResultState>();
+  private readonly own = new StatesByNumber();
 
   constructor(from: ResultStates) {
+    super();
     if (!(from instanceof GrownStates)) this.base = from;
     // States grown from none are their own: final, like every pass's states once it returns.
     else if (from.base.size === 0) this.base = from.own;
-    else if (from.own.size * 4 > from.base.size) this.base = new Map(from);
+    else if (from.own.size * 4 > from.base.size) this.base = StatesByNumber.of(from);
     else {
       this.base = from.base;
       for (const [handle, state] of from.own) this.own.set(handle, state);
@@ -98,22 +164,6 @@ class GrownStates implements ResultStates {
   *entries(): MapIterator<[string, ResultState]> {
     for (const [handle, state] of this.base) yield [handle, this.own.get(handle) ?? state];
     for (const entry of this.own) if (!this.base.has(entry[0])) yield entry;
-  }
-
-  *keys(): MapIterator<string> {
-    for (const [handle] of this.entries()) yield handle;
-  }
-
-  *values(): MapIterator<ResultState> {
-    for (const [, state] of this.entries()) yield state;
-  }
-
-  forEach(each: (state: ResultState, handle: string, map: ResultStates) => void): void {
-    for (const [handle, state] of this.entries()) each(state, handle, this);
-  }
-
-  [Symbol.iterator](): MapIterator<[string, ResultState]> {
-    return this.entries();
   }
 }
 
