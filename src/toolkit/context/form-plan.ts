@@ -14,7 +14,7 @@ import { FULL, type Form, STUBBED } from "./forms.js";
 import type { MeasuredPrompt, ModelLimits } from "./limits.js";
 import { FULL_SHAPE, type ResultShape } from "./render.js";
 import type { ContextDraft, ShownPlace, Sizes } from "./context-draft.js";
-import type { ThreadCache } from "./thread-cache.js";
+import { type ThreadCache, citedAmong } from "./thread-cache.js";
 import {
   type FormsByHandle,
   RecentLists,
@@ -585,7 +585,7 @@ function decide(
   const same = current !== undefined && current.call === call && policy.protect.every((floor) => floor.form === FULL);
   const floors = same
     ? current.floors
-    : floorsOf(draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
+    : floorsOf(draft, draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
   const key = same ? withForm(current.key, form) : keyOf(form, floors);
   const state: ResultState = { form, floors, by, call, key };
   const was = draft.result(result, current ?? FULL_SHAPE, facts);
@@ -661,6 +661,7 @@ class FormsOf implements FormsByHandle {
  * the call; one shared empty map when there are none, since a shrunk result's state is kept with its thread.
  */
 function floorsOf(
+  draft: ContextDraft,
   elements: readonly Element[],
   form: Form,
   tool: string | null,
@@ -669,13 +670,20 @@ function floorsOf(
 ): ReadonlyMap<string, Form> {
   let floors: Map<string, Form> | undefined;
   const protect = policy.protect;
+  // The `cited` floor is answered from the cache's flags by element number: the same answer, read in order.
+  const sources = protect.some((floor) => floor.applies === cited) ? draft.cache.citedIn(view.events) : undefined;
   // Indexed loops: a pass asks this of every result it shrinks, and an iterator is an object each time.
   for (let index = 0; index < elements.length; index += 1) {
     const element = elements[index]!;
     let lifted: Form = STUBBED;
     for (let at = 0; at < protect.length; at += 1) {
       const floor = protect[at]!;
-      if (floor.form > lifted && floor.applies(element, tool, view)) lifted = floor.form;
+      if (floor.form <= lifted) continue;
+      const applies =
+        floor.applies === cited
+          ? citedAmong(sources!, element, draft.cache.numbering)
+          : floor.applies(element, tool, view);
+      if (applies) lifted = floor.form;
     }
     if (lifted > form) (floors ??= new Map()).set(element.id, lifted);
   }

@@ -109,7 +109,7 @@ export class RecentLists<T> {
  * A value folded over a list of events, made once for each list. A list usually extends one asked about
  * before by the events appended since: then the fold goes on from its value (a copy, by `carry`).
  */
-function foldedOver<T>(
+export function foldedOver<T>(
   initial: () => T,
   carry: (value: T) => T,
   add: (value: T, event: Event, index: number) => T,
@@ -492,10 +492,15 @@ const citedIds = foldedOver<Set<string>>(
 
 // Add the ids of the Sources that an event cites, if it is a model output.
 function addCited(ids: Set<string>, event: Event): Set<string> {
+  forEachCited(event, (source) => ids.add(source));
+  return ids;
+}
+
+/** Call `each` with the id of each Source that an event cites, if it is a model output. */
+export function forEachCited(event: Event, each: (source: string) => void): void {
   if (kindOf(event).modelOutput)
     for (const marker of (event as ModelOutput).markers)
-      for (const number of marker.cited) if (number.source !== null) ids.add(number.source);
-  return ids;
+      for (const number of marker.cited) if (number.source !== null) each(number.source);
 }
 
 /** The ids of the Sources that the model outputs of `events` cite, from the event at `from` on. */

@@ -19,7 +19,7 @@ import type { ResultShape, ShownResult } from "./render.js";
 import { Recordings } from "./reopen.js";
 import type { Visible } from "./context-draft.js";
 import type { PassTrail, ResultStates } from "./form-plan.js";
-import { type EventKind, kindOf, knowHandles } from "./shrink.js";
+import { type EventKind, foldedOver, forEachCited, kindOf, knowHandles } from "./shrink.js";
 
 /** An event's messages and the characters they count, as ChatRequest counts them. */
 export interface Rendered {
@@ -49,10 +49,11 @@ class NumberingUpTo extends Numbering {
     this.count = all.size;
   }
 
-  override numberOf(id: string): number | undefined {
+  /** The number of an id, noting a miss unless `note` is false (for an answer that holds whatever is numbered later). */
+  override numberOf(id: string, note = this.noting): number | undefined {
     const number = this.all.numberOf(id);
     if (number !== undefined && number <= this.count) return number;
-    if (this.noting) this.missed = true;
+    if (note) this.missed = true;
     return undefined;
   }
 
@@ -97,6 +98,21 @@ class NotingHandles implements Handles {
     if (callId === undefined) this.missed = true;
     return callId;
   }
+}
+
+/** The Sources that model outputs cite: flags by element number, and the ids that have no number. */
+export interface CitedSources {
+  numbers: Uint8Array;
+  others: Set<string>;
+}
+
+/** Whether `sources` holds the element's id, as `cited` answers, its number read from `numbering`. */
+export function citedAmong(sources: CitedSources, element: Element, numbering: Numbering): boolean {
+  const number = numbering.numberOf(element.id);
+  return (
+    (number !== undefined && sources.numbers[number] === 1) ||
+    (sources.others.size > 0 && sources.others.has(element.id))
+  );
 }
 
 /**
@@ -155,6 +171,31 @@ export class ThreadCache {
   readonly recordings = new Recordings();
   /** Each result as each Shorten function made it, checked. */
   readonly formed = new Map<ToolOutput, Few<Shorten, ToolOutput>>();
+  /**
+   * The Sources that the model outputs of a list of the thread's events cite, flagged by element number: the
+   * `cited` floor asks of each element of each result a pass shrinks, in order, and a set of ids as large as a long
+   * thread's citations is a lookup that misses the processor's caches. Ids with no number are kept apart.
+   */
+  readonly citedIn = foldedOver<CitedSources>(
+    () => ({ numbers: new Uint8Array(64), others: new Set() }),
+    ({ numbers, others }) => ({ numbers: numbers.slice(), others: new Set(others) }),
+    (sources, event) => {
+      forEachCited(event, (source) => {
+        // An id with no number is kept apart, which answers the same once it has one: no miss to note.
+        const number = this.numbering.numberOf(source, false);
+        if (number === undefined) sources.others.add(source);
+        else {
+          if (number >= sources.numbers.length) {
+            const grown = new Uint8Array(Math.max(number + 1, sources.numbers.length * 2));
+            grown.set(sources.numbers);
+            sources.numbers = grown;
+          }
+          sources.numbers[number] = 1;
+        }
+      });
+      return sources;
+    },
+  );
   /** The events shown at the view asked about last (without a selection): the next view usually extends it. */
   lastVisible: { view: readonly Event[]; visible: Visible } | undefined;
   /** The messages laid out last (where shapes are summed): the next build lays out only what follows the first change. */

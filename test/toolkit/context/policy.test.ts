@@ -87,6 +87,36 @@ describe("the policy of a MessageBuilder with limits", () => {
     expect(r3!.startsWith("<doc")).toBe(true);
   });
 
+  it("keeps a passage full that an answer cited before any result recorded it (an imported thread), cold and warm", () => {
+    // The first answer names "a#1" before the search that records it: the id has no number when a build first
+    // shrinks (turn zero's result, at turn one).
+    const conversation = new Conversation().ask("zero").search("z", documentOf("z", 8));
+    conversation.events.push(
+      ModelOutput({ content: "Z.", markers: [{ at: 2, text: "", cited: [{ written: 99, source: "a#1" }] }] }),
+    );
+    conversation.ask("one").search("y", documentOf("y", 8)).answer("Y.").ask("two").search("x", documentOf("x", 8));
+    const early = conversation.trace();
+    conversation
+      .answer("X.")
+      .ask("three")
+      .search("a", documentOf("a", 3))
+      .answer("A.")
+      .ask("four")
+      .search("b", documentOf("b", 3))
+      .answer("B.")
+      .ask("five")
+      .search("c", documentOf("c", 3));
+    const made = builder();
+    expect(made.explain(early).map((shrunk) => shrunk.result)).toContain("r1");
+    const warm = made.build(conversation.trace()).request;
+    const cold = builder().build(conversation.trace()).request;
+    const r4 = results(cold.messages)[3]!;
+    expect(r4.split("\n")[0]).toBe("[r4: text left out to save space]");
+    expect(r4).toMatch(/<chunk id="\d+" cite="\[\d+\]">a1w0 a1w1/);
+    expect(r4).toMatch(/<chunk id="\d+" cite="\[\d+\]"\/>/);
+    expect(warm.hash).toBe(cold.hash);
+  });
+
   it("stubs a result to its handle line and the elements that floors keep", () => {
     const [r1, r2] = results(
       builder({ ...SMALL, shrink: [Stub(turns.slice(0, -1))] }).build(threeTurns().trace()).request.messages,
