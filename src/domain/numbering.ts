@@ -10,10 +10,13 @@ import type { GrowingIndex } from "./trace.js";
 export class Numbering {
   private readonly byNumber: Element[] = [];
   private readonly numbers = new Map<string, number>();
-  // The number last looked up: a build asks for the elements of a result in order, and for a part's whole right
-  // after the part, so the next answer is most often next to it, found without a lookup in a table as large as the
-  // thread (which at tens of thousands of elements misses the processor's caches).
+  // The number last looked up, and how far the last lookup that missed its neighbours went from the one before: a
+  // build asks for the elements of a result in order, for a part's whole right after the part, and for one
+  // element of each result in turn, so the next answer is most often next to the last or one such step on. It is
+  // found without a lookup in a table as large as the thread (which at tens of thousands of elements misses the
+  // processor's caches).
   private near = 0;
+  private step = 0;
 
   /** Number the elements of the events, in order. Pass every event of the thread, all streams. */
   constructor(events: readonly Event[] = []) {
@@ -35,8 +38,12 @@ export class Numbering {
     // Ids are unique in byNumber: the element at a number with this id is the one first recorded under it.
     for (let number = near + 1; number >= near - 1 && number > 0; number -= 1)
       if (this.byNumber[number - 1]?.id === id) return (this.near = number);
+    if (this.step > 1 && this.byNumber[near + this.step - 1]?.id === id) return (this.near = near + this.step);
     const number = this.numbers.get(id);
-    if (number !== undefined) this.near = number;
+    if (number !== undefined) {
+      this.step = number - near;
+      this.near = number;
+    }
     return number;
   }
 
