@@ -171,7 +171,13 @@ export class Recordings {
   /** Whether a lookup found nothing, or a later call reused a call id: what was drawn may differ after more events. */
   missed = false;
   private readonly outputs = new Map<string, ToolOutput>();
-  private readonly calls = new Map<string, ToolCall>();
+  // The calls in log order, and the place in it of the last call of each id. A build asks for the call of each
+  // result in order, so the next answer is most often the one after the last, found without a lookup in a table as
+  // large as the thread (Numbering's `near`), while no call id was reused.
+  private readonly calls: ToolCall[] = [];
+  private readonly places = new Map<string, number>();
+  private reused = false;
+  private near = 0;
   private readonly firsts = new Map<string, Recording>();
   // The results not in `outputs` and `firsts` yet: most builds never reopen, so they are indexed when asked.
   private unindexed: ToolOutput[] = [];
@@ -192,8 +198,9 @@ export class Recordings {
         const calls = (event as ModelOutput).toolCalls;
         for (let at = 0; at < calls.length; at += 1) {
           const call = calls[at]!;
-          if (this.calls.has(call.id)) this.missed = true;
-          this.calls.set(call.id, call);
+          const known = this.places.size;
+          // A reused call id leaves the size as it was: one lookup, not two.
+          if (this.places.set(call.id, this.calls.push(call) - 1).size === known) this.missed = this.reused = true;
         }
       }
       if (!kind.result) continue;
@@ -209,7 +216,16 @@ export class Recordings {
 
   /** The call with this id, or undefined. */
   call(callId: string): ToolCall | undefined {
-    return this.found(this.calls.get(callId));
+    if (!this.reused)
+      for (let at = this.near; at >= this.near - 1 && at >= 0; at -= 1)
+        if (this.calls[at]?.id === callId) {
+          this.near = at + 1;
+          return this.calls[at];
+        }
+    const at = this.places.get(callId);
+    if (at === undefined) return this.found(undefined);
+    this.near = at + 1;
+    return this.calls[at];
   }
 
   /** The name of the tool whose call has this id, or null. */

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ValueError } from "../../../src/domain/errors.js";
@@ -119,5 +120,32 @@ describe("Recordings", () => {
     recordings.append([ToolOutput({ callId: "c2", text: "later" })]);
     expect([recordings.output("c2")?.text, recordings.missed]).toEqual(["other", false]);
     expect([recordings.output("c3"), recordings.missed]).toEqual([undefined, true]);
+  });
+
+  it("gives the last call recorded under a call id whatever was asked before, and notes a reused id or a miss", () => {
+    fc.assert(
+      fc.property(
+        // Model outputs of one or two calls (ids drawn from a few, so some are reused), then call ids asked about.
+        fc.array(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 2 }), { maxLength: 15 }),
+        fc.array(fc.integer({ min: 0, max: 14 }), { maxLength: 30 }),
+        (outputs, asked) => {
+          let made = 0;
+          const events = outputs.map((ids) =>
+            ModelOutput({ toolCalls: ids.map((id) => ({ id: `c${id}`, name: `call ${++made}`, arguments: {} })) }),
+          );
+          const expected = new Map(events.flatMap((event) => event.toolCalls.map((call) => [call.id, call.name])));
+          const reused = expected.size < made;
+          // Each call in order first, as a build asks, then the asked ones.
+          const ids = [
+            ...events.flatMap((event) => event.toolCalls.map((call) => call.id)),
+            ...asked.map((id) => `c${id}`),
+          ];
+          const recordings = new Recordings(events);
+          expect(recordings.missed).toBe(reused);
+          expect(ids.map((id) => recordings.call(id)?.name)).toEqual(ids.map((id) => expected.get(id)));
+          expect(recordings.missed).toBe(reused || ids.some((id) => !expected.has(id)));
+        },
+      ),
+    );
   });
 });
