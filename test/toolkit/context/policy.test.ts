@@ -89,7 +89,7 @@ describe("the policy of a MessageBuilder with limits", () => {
 
   it("keeps a passage full that an answer cited before any result recorded it (an imported thread), cold and warm", () => {
     // The first answer names "a#1" before the search that records it: the id has no number when a build first
-    // shrinks (turn zero's result, at turn one).
+    // shrinks (turn zero's result, at turn two).
     const conversation = new Conversation().ask("zero").search("z", documentOf("z", 8));
     conversation.events.push(
       ModelOutput({ content: "Z.", markers: [{ at: 2, text: "", cited: [{ written: 99, source: "a#1" }] }] }),
