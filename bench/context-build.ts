@@ -209,28 +209,44 @@ function measure(make: () => MessageBuilder, events: readonly Event[], runs: num
 
 const ms = (values: number[]) => Number(median(values).toFixed(1));
 
-// A child run (youngRun): only the cold builds of 10,000 events with shrinking, their median wall ms on stdout.
-if (process.env.BENCH_YOUNG_MB !== undefined) {
-  console.log(ms(measure(WITH, eventsOf(10_000), 15).cold.map((time) => time.wall)));
+const SIZES = [1_000, 10_000, 50_000];
+// 15 at 10,000 events (7 before): the medians of 7 moved by 15 to 25 ms between runs of the same code.
+const RUNS = [15, 15, 5];
+
+// A child run (childRun): only the cold builds with shrinking of BENCH_CHILD_COUNT events, the medians of their wall
+// ms and of the collector's pauses within them on stdout.
+if (process.env.BENCH_CHILD_COUNT !== undefined) {
+  const count = Number(process.env.BENCH_CHILD_COUNT);
+  const { cold } = measure(WITH, eventsOf(count), RUNS[SIZES.indexOf(count)] ?? 15);
+  await caughtUp();
+  console.log(
+    JSON.stringify({ wall: ms(cold.map((time) => time.wall)), gc: ms(cold.map((time) => pausedWithin(time.span))) }),
+  );
   process.exit(0);
 }
 
 /**
- * The median cold build of 10,000 events with shrinking, in a process of its own whose young generation's
- * semi-space holds `megabytes` MB: with 2 MB, the collector copies what the build keeps while it runs, as it
- * does at 50,000 events with the default 16 MB.
+ * The median cold build with shrinking of `count` events (wall ms, and the collector's pauses within it), in a
+ * process of its own; with `megabytes`, its young generation's semi-space holds that many MB (with 2 MB, the
+ * collector copies what a build of 10,000 events keeps while it runs, as it does at 50,000 events with the default
+ * 16 MB).
  */
-function youngRun(megabytes: number): number {
+function childRun(count: number, megabytes?: number): { wall: number; gc: number } {
   const script = fileURLToPath(import.meta.url);
-  const { stdout, status } = spawnSync(
-    process.execPath,
-    ["--expose-gc", `--max-semi-space-size=${megabytes}`, "--import", "tsx", script],
-    { env: { ...process.env, BENCH_YOUNG_MB: String(megabytes) }, encoding: "utf8" },
-  );
-  const wall = Number(stdout.trim().split("\n").at(-1));
-  if (status !== 0 || !Number.isFinite(wall))
-    throw new Error(`The cold builds with a ${megabytes} MB semi-space failed.`);
-  return wall;
+  const young = megabytes === undefined ? [] : [`--max-semi-space-size=${megabytes}`];
+  const { stdout, status } = spawnSync(process.execPath, ["--expose-gc", ...young, "--import", "tsx", script], {
+    env: { ...process.env, BENCH_CHILD_COUNT: String(count) },
+    encoding: "utf8",
+  });
+  const figures =
+    status === 0
+      ? (JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as { wall: number; gc: number } | null)
+      : null;
+  if (figures === null || !Number.isFinite(figures.wall))
+    throw new Error(
+      `The cold builds of ${count} events${megabytes === undefined ? "" : ` with a ${megabytes} MB semi-space`} failed.`,
+    );
+  return figures;
 }
 const rows: (string | number)[][] = [
   [
@@ -251,9 +267,6 @@ const rows: (string | number)[][] = [
 const colds: Timing[][] = [];
 // Builders of a small thread first compile the code a build runs: the first size's kept MB would count it.
 for (const make of [WITHOUT, WITH]) make().build(Trace.of(eventsOf(200)));
-const SIZES = [1_000, 10_000, 50_000];
-// 15 at 10,000 events (7 before): the medians of 7 moved by 15 to 25 ms between runs of the same code.
-const RUNS = [15, 15, 5];
 SIZES.forEach((count, index) => {
   const events = eventsOf(count);
   const runs = RUNS[index]!;
@@ -301,18 +314,6 @@ const grown = (figure: (row: (string | number)[]) => number) =>
   largest ? `${(figure(largest) / figure(target)).toFixed(1)}×` : "unmeasured";
 const growth = (column: number) => grown((row) => Number(row[column]));
 const restGrowth = grown((row) => Number(row[coldWall]) - Number(row[gcColumn]));
-// The line through the cold wall times with shrinking at 1,000 and 10,000 events, read at 50,000 events, against the
-// build of 50,000 events, with and without the collector's pauses (which a build of 10,000 events does not pay).
-const smallest = rows.find((row) => row[0] === 1_000 && row[1] === "yes");
-const offLine = (wall: number, line: number) =>
-  `${wall.toFixed(1)} ms, ${(((wall - line) / line) * 100).toFixed(1)}% off it`;
-const lineText = (() => {
-  if (!smallest || !largest) return "The line through the times at 1,000 and 10,000 events is unmeasured in this run.";
-  const [small, middle] = [Number(smallest[coldWall]), Number(target[coldWall])];
-  const line = middle + ((middle - small) * (50_000 - 10_000)) / (10_000 - 1_000);
-  const wall = Number(largest[coldWall]);
-  return `The line through the cold wall times at 1,000 and 10,000 events gives ${line.toFixed(1)} ms at 50,000 events: the build took ${offLine(wall, line)}, and without the collector's pauses ${offLine(wall - Number(largest[gcColumn]), line)}.`;
-})();
 // µs an event of a build of `count` events that took `wall` ms.
 const perEventOf = (wall: number, count: number) => ((wall * 1000) / count).toFixed(1);
 // The cold wall time with shrinking per event, in µs, at a size.
@@ -395,12 +396,30 @@ const indexes = SIZES.map((count) => ({ count, ms: indexCost(count) }));
 // Alternating, three processes each.
 const young = { small: [] as number[], usual: [] as number[] };
 for (let round = 0; round < 3; round += 1) {
-  young.small.push(youngRun(2));
-  young.usual.push(youngRun(16));
+  young.small.push(childRun(10_000, 2).wall);
+  young.usual.push(childRun(10_000, 16).wall);
 }
 console.log(
   `10,000 events cold with a 2 MB semi-space ${young.small.join(", ")} ms, with 16 MB ${young.usual.join(", ")}`,
 );
+
+// Each size in processes of its own, in turn, three rounds: the machine's speed drifts over a run, and so each size
+// meets the same drift (in one process, building one size changes the heap the next one starts from).
+const rounds = SIZES.map(() => [] as { wall: number; gc: number }[]);
+for (let round = 0; round < 3; round += 1) SIZES.forEach((count, index) => rounds[index]!.push(childRun(count)));
+const inTurn = rounds.map((figures) => ({
+  walls: figures.map(({ wall }) => wall),
+  wall: ms(figures.map(({ wall }) => wall)),
+  gc: ms(figures.map(({ gc }) => gc)),
+}));
+console.log(
+  `in turn, a process each: ${SIZES.map((count, index) => `${count}: ${inTurn[index]!.walls.join(", ")} ms`).join("; ")}`,
+);
+// The line through the cold wall times at 1,000 and 10,000 events, read at 50,000 events, against the build of
+// 50,000 events, with and without the collector's pauses (which a build of 10,000 events does not pay).
+const [small, middle, large] = inTurn as [(typeof inTurn)[0], (typeof inTurn)[0], (typeof inTurn)[0]];
+const line = middle.wall + ((middle.wall - small.wall) * (50_000 - 10_000)) / (10_000 - 1_000);
+const offLine = (wall: number) => `${wall.toFixed(1)} ms, ${(((wall - line) / line) * 100).toFixed(1)}% off it`;
 console.log(`the trace's indexes: ${indexes.map(({ count, ms }) => `${count}: ${ms} ms`).join(", ")}`);
 console.log(`one field read per event: ${reads.map(({ count, ns }) => `${count}: ${ns} ns`).join(", ")}`);
 console.log(`a random read: ${randomReads.map(({ megabytes, ns }) => `${megabytes} MB: ${ns} ns`).join(", ")}`);
@@ -612,25 +631,39 @@ the cold target is ${Number(target[coldCpu]) <= 50 ? "met" : "not met"}, the war
 cold CPU time grew ${growth(coldCpu)} and the warm ${growth(warmCpu)}; the cold wall time ${growth(coldWall)}, of it the collector's pauses
 ${target[gcColumn]} ms at 10,000 events and ${largest?.[gcColumn] ?? "unmeasured"} at 50,000, and the rest ${restGrowth}. Per event, the cold
 build with shrinking took ${perEvent(1_000)}, ${perEvent(10_000)} and ${perEvent(50_000)} µs of wall time at 1,000, 10,000 and 50,000 events.
-${lineText} A build of 10,000 events allocates less than V8's young generation holds and pauses for no collection;
+Measured in turn instead, each size in processes of its own and three rounds of them (each
+a median of ${RUNS.join(", ")} cold builds, by size), so that each size meets the same drift of this machine's speed, the cold build
+with shrinking took ${SIZES.map((count, index) => `${inTurn[index]!.walls.join(", ")} ms at ${count.toLocaleString("en")} events`).join("; ")}: medians ${inTurn.map(({ wall }) => wall).join(", ")} ms,
+${SIZES.map((count, index) => perEventOf(inTurn[index]!.wall, count)).join(", ")} µs an event, and 50,000 ÷ 10,000 = ${(large.wall / middle.wall).toFixed(1)}×. The line through the times at 1,000 and
+10,000 events gives ${line.toFixed(1)} ms at 50,000 events: the build took ${offLine(large.wall)}, and without the collector's
+pauses (${large.gc} ms) ${offLine(large.wall - large.gc)}. A build of 10,000 events allocates less than V8's young generation holds and pauses for no collection;
 one of 50,000 events allocates several times that (below).
 
 What the machine itself does with a longer thread, measured in the same run without a builder: reading one
 field of each event of the thread, in order (about a million reads), took ${reads.map(({ count, ns }) => `${ns} ns an event at ${count.toLocaleString("en")} events`).join(", ")}.
 The events as a store's read decodes them lie together in memory, and read in order they cost about the same
 per event on a longer thread (the last session's runs, with the events built in memory and on another machine
-of this kind, read 13.5, 160.5 and 475.3 ns). What a build does beyond its events grows faster: it looks up
-each event's record, each element's pieces, number and handle, and whether it was cited, in tables as large
-as the thread, whose entries lie further apart the longer the thread (in a CPU profile of the cold builds of
-10,000 and 50,000 events, the functions that grow most, 7–16× for 5× the events, are those lookups), the collector copies what
-the build keeps, and in this VM each page the heap grows into is faulted in by the kernel ("of it system" and
-"cold page faults"; a cold build of 10,000 events keeps ${target[keptMb]} MB, ${((Number(target[keptMb]) * 1000) / 10_000).toFixed(1)} KB an event).
-A lookup waits for its record to come from memory, and on this machine that wait grows with how much memory the
-reads are spread through: a read at a random place, the place found by the read before, took ${randomReads.map(({ megabytes, ns }) => `${ns} ns within ${megabytes} MB`).join(", ")}
-in the same run. A cold build keeps ${target[keptMb]} MB at 10,000 events and ${largest ? largest[keptMb] : "unmeasured"} MB at 50,000, beside the events
-themselves and the trace's indexes: its lookups at 50,000 events are spread through several times the memory, and
-each waits longer, whatever the code does between them. Only records laid out by place and read in order would
-keep the time per event from growing with the thread.
+of this kind, read 13.5, 160.5 and 475.3 ns). Reads spread at random are another matter: a read at a random place,
+the place found by the read before, took ${randomReads.map(({ megabytes, ns }) => `${ns} ns within ${megabytes} MB`).join(", ")} in the same run, and a cold build
+keeps ${target[keptMb]} MB at 10,000 events and ${largest ? largest[keptMb] : "unmeasured"} MB at 50,000 (${((Number(target[keptMb]) * 1000) / 10_000).toFixed(1)} KB an event), beside the events themselves and
+the trace's indexes. Besides, in this VM each page the heap grows into is faulted in by the kernel ("of it system"
+and "cold page faults").
+
+So a build now reads what it asks of each result in the order of the thread (issue 11, once more). In a CPU
+profile of the cold builds of 10,000 and 50,000 events, the functions that grew most, 7–16× for 5× the events,
+were the lookups in tables as large as the thread: an element's number by its id (two to four a result), a
+result's handle by its call id, its place in the view and its state in a pass by its handle, its call by its call
+id, and whether an element was cited (a set of ids). A lookup at 50,000 events waited for memory that one at
+10,000 events found in the cache. Now the thread's numbering and result handles and the recorded calls first try
+the entry after the one they answered last (and the numbering one step on, as far as its last jump: a pass asks
+for one passage of each result), which is the answer nearly every time; the places and states are lists at the
+handle's number; and the cited floor reads flags by element number that the thread's cache folds from the
+answers' markers (ids cited before any result recorded them are kept apart and still answer). Alternating the two
+codes, each size in a process of its own, four rounds, the median cold build with shrinking took 377.9, 488.9,
+480.8 and 480.9 ms at 50,000 events before against 333.9, 391.2, 420.2 and 435.8 after; at 10,000 events 61.4,
+70.4, 81.4 and 66.8 against 45.7, 53.9, 104.1 and 67.8 (a busy hour; the minima 49.0, 52.2, 54.9 and 48.6
+against 41.0, 48.8, 67.5 and 50.2); at 1,000 events 4.4, 4.7, 8.2 and 10.1 against 7.4, 7.3, 7.5 and 6.7. The
+lookup of an element's number took 60 ms of a cold build of 50,000 events before and 9 after (CPU profiles).
 
 Part of the growth beyond linear is the collector's, measured in the same run. A cold build of 10,000 events
 allocates less than V8's young generation holds (a semi-space of 16 MB), so nothing it keeps is copied while it
@@ -642,11 +675,7 @@ within the build as it does at 50,000 events, took ${young.small.join(", ")} ms 
 ${perEventOf(median(young.usual), 10_000)}, where 50,000 events took ${perEvent(50_000)} µs an event above. The other way round, 50,000 events in processes whose
 semi-space holds 256 MB, so that no collection runs within the build, took 287 and 299 ms in two of three processes
 (435 in the third; 353 to 388 ms with 16 MB, medians of 5 cold builds, on 2026-12-02): 5.7 to 6.0 µs an event, still
-more than at 10,000 events on that machine. How much of the rest a machine shows depends on its caches: where the
-memory a build of 10,000 events reads is as slow to reach as that of 50,000 (a random read within 16 MB as slow as
-within 128 MB), the build without the collector's pauses can stay near the line through 1,000 and 10,000 events;
-where a build of 10,000 events still reads mostly from the cache, the build of 50,000 events grows beyond it, since
-each result's records are reached through tables keyed by id and handle rather than in order (in a CPU profile, the
-lookup of an element's number grew 16× for 5× the events, and finding its pieces by its result's list instead moved
-the same time into the next lookup).`,
+more than at 10,000 events on that machine. What is left beyond the line is the collector's copying, and the memory a build reads at 50,000 events
+(its events' texts and what it keeps) no longer fitting in a cache that holds that of 10,000 events: a machine
+whose caches hold less shows less of it.`,
 );
