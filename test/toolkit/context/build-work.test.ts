@@ -1,8 +1,11 @@
 // A cold build's work grows linearly with the thread, and a warm build's not at all: counted here (each read of
-// the thread's data, each call of a floor), so the counts are exact; the times are the bench's (bench/context-build.ts).
+// the thread's data, each call of a floor, each lookup in a table as large as the thread), so the counts are exact;
+// the times are the bench's (bench/context-build.ts).
 import { beforeAll, describe, expect, it } from "vitest";
 import { Input, ModelOutput, ToolOutput, type Event } from "../../../src/domain/events.js";
+import { THREAD_NUMBERING } from "../../../src/domain/numbering.js";
 import { Trace } from "../../../src/domain/trace.js";
+import { THREAD_HANDLES } from "../../../src/runtime/tools/ids.js";
 import { FULL, Floor, Tokens, cited, type Protects } from "../../../src/toolkit/index.js";
 import { conversationBuilder, documentOf } from "../../fixtures/context-conversation.js";
 
@@ -37,10 +40,41 @@ function threadOf(turns: number): Event[] {
   return events;
 }
 
-/** The work a counted build did: reads of the thread's data (events, their elements, calls, markers) and floor calls. */
+/**
+ * The work a counted build did: reads of the thread's data (events, their elements, calls, markers), floor calls, and
+ * lookups in Maps and Sets of LARGE entries or more (tables as large as the thread: at tens of thousands of entries
+ * each lookup misses the processor's caches, where reading records in the thread's order does not).
+ */
 interface Work {
   reads: number;
   floors: number;
+  lookups: number;
+}
+
+const LARGE = 100;
+
+type Lookup = (this: { size: number }, key: unknown) => unknown;
+
+/** Run `build`, counting its lookups in large Maps and Sets into `work`. */
+function countingLookups(work: Work, build: () => void): void {
+  const methods = [
+    [Map.prototype, "get"],
+    [Map.prototype, "has"],
+    [Set.prototype, "has"],
+  ].map(([prototype, name]) => [prototype as unknown as Record<string, Lookup>, name as string] as const);
+  const originals = methods.map(([prototype, name]) => prototype[name]!);
+  methods.forEach(([prototype, name], index) => {
+    const original = originals[index]!;
+    prototype[name] = function (key) {
+      if (this.size >= LARGE) work.lookups += 1;
+      return original.call(this, key);
+    };
+  });
+  try {
+    build();
+  } finally {
+    methods.forEach(([prototype, name], index) => (prototype[name] = originals[index]!));
+  }
 }
 
 /** The work of a cold build and of the warm build after it, and the characters of the warm build's request. */
@@ -71,8 +105,9 @@ function counting<T>(value: T, work: Work): T {
  * The work of a new builder's build (cold) of a thread of `turns` turns but its last result, and of the same
  * builder's next build (warm), once the last result is appended: every result of a finished turn shrinks.
  */
-function buildsOf(turns: number): Builds {
-  const work: Work = { reads: 0, floors: 0 };
+function buildsOf(turns: number, floor: "counted" | "cited" = "counted"): Builds {
+  const work: Work = { reads: 0, floors: 0, lookups: 0 };
+  // `cited` itself is answered from the thread cache's flags, without a call: its calls are counted through another.
   const countedCited: Protects = (element, tool, before) => {
     work.floors += 1;
     return cited(element, tool, before);
@@ -80,14 +115,22 @@ function buildsOf(turns: number): Builds {
   const events = threadOf(turns).map((event) => counting(event, work));
   // A window the thread fits in, and thresholds it is far over: each call of the running turn shrinks.
   const builder = conversationBuilder(
-    { startAt: new Tokens(2_000), target: new Tokens(1_000), minGain: null, protect: [new Floor(countedCited, FULL)] },
+    {
+      startAt: new Tokens(2_000),
+      target: new Tokens(1_000),
+      minGain: null,
+      protect: [new Floor(floor === "cited" ? cited : countedCited, FULL)],
+    },
     10_000_000,
   );
   const before = Trace.of(events.slice(0, -1));
+  // The indexes a trace keeps for its thread, made once for each trace a worker holds (not by a build).
+  before.index(THREAD_NUMBERING);
+  before.index(THREAD_HANDLES);
   const measured = (build: () => void): Work => {
-    const [reads, floors] = [work.reads, work.floors];
-    build();
-    return { reads: work.reads - reads, floors: work.floors - floors };
+    const [reads, floors, lookups] = [work.reads, work.floors, work.lookups];
+    countingLookups(work, build);
+    return { reads: work.reads - reads, floors: work.floors - floors, lookups: work.lookups - lookups };
   };
   const cold = measured(() => builder.build(before));
   let characters = 0;
@@ -100,7 +143,7 @@ function buildsOf(turns: number): Builds {
 describe("the work of a build", () => {
   let short: Builds, middle: Builds, long: Builds;
   beforeAll(() => {
-    [short, middle, long] = [200, 400, 600].map(buildsOf) as [Builds, Builds, Builds];
+    [short, middle, long] = [200, 400, 600].map((turns) => buildsOf(turns)) as [Builds, Builds, Builds];
   });
 
   it("cold: reads each turn of the thread and calls its floors the same number of times, however long the thread", () => {
@@ -110,6 +153,15 @@ describe("the work of a build", () => {
     // And the work is of the thread: each turn is read, and its elements asked about.
     expect((middle.cold.reads - short.cold.reads) / 200).toBeGreaterThan(10);
     expect(middle.cold.floors - short.cold.floors).toBeGreaterThan(0);
+  });
+
+  it("cold: finds what it asks of each result in the thread's order, not in tables as large as the thread", () => {
+    // Each element's number, each result's handle, place, state and call, and whether an element was cited (the
+    // default floor): some 28 lookups a turn in such tables before; now about one, an element's number where the
+    // order breaks.
+    const lookups = [200, 600].map((turns) => buildsOf(turns, "cited").cold.lookups);
+    expect(lookups[1]! / 600).toBeLessThan(1.5);
+    expect(lookups[1]! - lookups[0]!).toBeGreaterThan(0);
   });
 
   it("warm, after one more event: the same however long the thread", () => {
