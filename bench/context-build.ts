@@ -403,10 +403,11 @@ console.log(
   `10,000 events cold with a 2 MB semi-space ${young.small.join(", ")} ms, with 16 MB ${young.usual.join(", ")}`,
 );
 
-// Each size in processes of its own, in turn, three rounds: the machine's speed drifts over a run, and so each size
+// Each size in processes of its own, in turn, five rounds: the machine's speed drifts over a run, and so each size
 // meets the same drift (in one process, building one size changes the heap the next one starts from).
+const ROUNDS = 5;
 const rounds = SIZES.map(() => [] as { wall: number; gc: number }[]);
-for (let round = 0; round < 3; round += 1) SIZES.forEach((count, index) => rounds[index]!.push(childRun(count)));
+for (let round = 0; round < ROUNDS; round += 1) SIZES.forEach((count, index) => rounds[index]!.push(childRun(count)));
 const inTurn = rounds.map((figures) => ({
   walls: figures.map(({ wall }) => wall),
   wall: ms(figures.map(({ wall }) => wall)),
@@ -631,7 +632,7 @@ the cold target is ${Number(target[coldCpu]) <= 50 ? "met" : "not met"}, the war
 cold CPU time grew ${growth(coldCpu)} and the warm ${growth(warmCpu)}; the cold wall time ${growth(coldWall)}, of it the collector's pauses
 ${target[gcColumn]} ms at 10,000 events and ${largest?.[gcColumn] ?? "unmeasured"} at 50,000, and the rest ${restGrowth}. Per event, the cold
 build with shrinking took ${perEvent(1_000)}, ${perEvent(10_000)} and ${perEvent(50_000)} µs of wall time at 1,000, 10,000 and 50,000 events.
-Measured in turn instead, each size in processes of its own and three rounds of them (each
+Measured in turn instead, each size in processes of its own and ${ROUNDS} rounds of them (each
 a median of ${RUNS.join(", ")} cold builds, by size), so that each size meets the same drift of this machine's speed, the cold build
 with shrinking took ${SIZES.map((count, index) => `${inTurn[index]!.walls.join(", ")} ms at ${count.toLocaleString("en")} events`).join("; ")}: medians ${inTurn.map(({ wall }) => wall).join(", ")} ms,
 ${SIZES.map((count, index) => perEventOf(inTurn[index]!.wall, count)).join(", ")} µs an event, and 50,000 ÷ 10,000 = ${(large.wall / middle.wall).toFixed(1)}×. The line through the times at 1,000 and
