@@ -678,7 +678,7 @@ semi-space holds 256 MB, so that no collection runs within the build, took 287 a
 (435 in the third; 353 to 388 ms with 16 MB, medians of 5 cold builds, on 2026-12-02): 5.7 to 6.0 µs an event, still
 more than at 10,000 events on that machine. What is left beyond the line is mostly the memory a build reads at 50,000 events (its
 events' texts and what it keeps) no longer fitting in a cache that holds that of 10,000 events, and less the
-collector's copying: with a 256 MB semi-space the build of 50,000 events grew as much beyond the line (6.3 to 7.2×
+collector's copying: with a 256 MB semi-space the build of 50,000 events grew no less (6.3 to 7.2×
 the build of 10,000 events, three rounds of a process each, on 2026-12-03). A machine whose caches hold less shows
 less of it.`,
 );
