@@ -85,8 +85,8 @@ export interface Handles {
 
 /** The handles of a thread's results, numbered as events are appended: r1 is the first ToolOutput with a call id. */
 export class ResultHandles implements Handles {
-  private readonly byCallId = new Map<string, string>();
-  // The call id of handle r<n> at n - 1, and the handle: handles are numbered in order.
+  // The number of each call id's handle, and the call id and the handle of r<n> at n - 1: handles are numbered in order.
+  private readonly numbers = new Map<string, number>();
   private readonly callIds: string[] = [];
   private readonly handles: string[] = [];
   // The number of the handle last answered: a build asks for the results of a thread in order, so the next answer
@@ -103,10 +103,10 @@ export class ResultHandles implements Handles {
     // Indexed: a builder reads a thread one event at a time, and an iterator is an object each time.
     for (let index = 0; index < events.length; index += 1) {
       const event = events[index]!;
-      if (!ToolOutput.is(event) || event.callId === null || this.byCallId.has(event.callId)) continue;
-      const handle = `r${this.callIds.push(event.callId)}`;
-      this.handles.push(handle);
-      this.byCallId.set(event.callId, handle);
+      if (!ToolOutput.is(event) || event.callId === null || this.numbers.has(event.callId)) continue;
+      const number = this.callIds.push(event.callId);
+      this.handles.push(`r${number}`);
+      this.numbers.set(event.callId, number);
     }
   }
 
@@ -119,9 +119,10 @@ export class ResultHandles implements Handles {
         this.near = at + 1;
         return this.handles[at];
       }
-    const handle = this.byCallId.get(callId);
-    if (handle !== undefined) this.near = handleNumber(handle);
-    return handle;
+    const number = this.numbers.get(callId);
+    if (number === undefined) return undefined;
+    this.near = number;
+    return this.handles[number - 1];
   }
 
   /** The call id of a handle, or undefined for a handle that names no result. */
