@@ -61,14 +61,15 @@ export function xml(options: XmlOptions = {}): Show {
   // Without an order setting, parts keep arrival order: nothing is sorted.
   const orderOf = order.size === 0 ? null : (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
-  const byNumbering = new WeakMap<Numbering, Pick<RenderContext, "made" | "byNumber">>();
+  const byNumbering = new WeakMap<Numbering, Pick<RenderContext, "made" | "byNumber" | "lengths">>();
   // The context of the last citation strategy a numbering was shown with: a build shows all with one.
   const contexts = new WeakMap<Numbering, RenderContext>();
   const contextOf = (numbering: Numbering, citations: CitationStrategy | null): RenderContext => {
     let context = contexts.get(numbering);
     if (context === undefined || context.citations !== citations) {
       let made = byNumbering.get(numbering);
-      if (made === undefined) byNumbering.set(numbering, (made = { made: new Map(), byNumber: [] }));
+      if (made === undefined)
+        byNumbering.set(numbering, (made = { made: new Map(), byNumber: [], lengths: new MeasuredLengths() }));
       context = { fields, tags, order, cite, numbering, citations, ...made };
       contexts.set(numbering, context);
     }
@@ -143,6 +144,34 @@ interface RenderContext {
   byNumber: (Made | undefined)[];
   /** The pieces of any other element (a copy that differs from the recorded element in more than its text). */
   made: Map<Element, Made>;
+  /** The lengths of the pieces of each element first recorded under its number, where only measured. */
+  lengths: MeasuredLengths;
+}
+
+/**
+ * The lengths a measure reads of each element first recorded under its number: its escaped text, its opening as
+ * a root and as a part, and its tag, four to a number in one list (-1 until found). Most elements are measured to
+ * plan and never shown: a record of their pieces for each would be most of what a cold build keeps.
+ */
+class MeasuredLengths {
+  /** The strategy the openings were measured with: their cite markers depend on it. */
+  private citations: CitationStrategy | null | undefined;
+  table = new Int32Array(0);
+
+  /** Where the lengths of `number` start in `table`, for openings with `citations`. */
+  at(number: number, citations: CitationStrategy | null): number {
+    if (citations !== this.citations) {
+      this.citations = citations;
+      this.table.fill(-1);
+    }
+    const at = (number - 1) * 4;
+    if (at + 4 > this.table.length) {
+      const grown = new Int32Array(Math.max(at + 4, this.table.length * 2)).fill(-1);
+      grown.set(this.table);
+      this.table = grown;
+    }
+    return at;
+  }
 }
 
 /** What an element renders to with one citation strategy: its number, tag, opening as a root and as a part, text. */
@@ -227,7 +256,7 @@ function openingLength(element: Element, made: Made, nested: boolean, context: R
   if (opening !== undefined) return opening.length;
   let length = nested ? made.partLength : made.rootLength;
   if (length < 0) {
-    length = openingLengthOf(element, made, nested, context);
+    length = openingLengthOf(element, made.number, made.source, nested, context);
     if (nested) made.partLength = length;
     else if (kept(element, context)) made.rootLength = length;
   }
@@ -279,15 +308,39 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
     for (let index = 0; index < elements.length; index += 1) if (wholes[index]! >= 0) parted[wholes[index]!] = true;
   }
   let length = elements.length === 0 ? 0 : -1;
+  const { numbering, lengths } = context;
   for (let index = 0; index < elements.length; index += 1) {
     const dropped = textless?.[index] === true && Source.is(elements[index]!);
     const element = dropped ? textlessElement(elements[index]!, context) : elements[index]!;
-    const made = madeOf(element, context);
-    const opening = openingLength(element, made, nested && wholes[index]! >= 0, context);
-    const tag = made.tag;
-    const text = dropped ? "" : made.text;
-    if (nested && parted[index]!) length += opening + text.length + tag.length + 7;
-    else length += text === "" ? opening + 4 : opening + text.length + tag.length + 6;
+    const part = nested && wholes[index]! >= 0;
+    let opening: number;
+    let text: number;
+    let tag: number;
+    const number = numberOf(element.id, numbering);
+    if (numbering.element(number) === element) {
+      // The element first recorded under its number: its lengths are kept by number, no record of its pieces.
+      const at = lengths.at(number, context.citations);
+      const table = lengths.table;
+      const source = Source.is(element);
+      if (table[at]! < 0) {
+        table[at] = source && typeof element.text === "string" ? escapedLength(element.text) : 0;
+        table[at + 3] = tagOf(element, context.tags).length;
+      }
+      text = dropped ? 0 : table[at]!;
+      tag = table[at + 3]!;
+      opening = table[at + (part ? 2 : 1)]!;
+      if (opening < 0) {
+        opening = openingLengthOf(element, number, source, part, context);
+        if (part || kept(element, context)) table[at + (part ? 2 : 1)] = opening;
+      }
+    } else {
+      const made = madeOf(element, context);
+      opening = openingLength(element, made, part, context);
+      tag = made.tag.length;
+      text = dropped ? 0 : made.text.length;
+    }
+    if (nested && parted[index]!) length += opening + text + tag + 7;
+    else length += text === 0 ? opening + 4 : opening + text + tag + 6;
   }
   return length;
 }
@@ -298,7 +351,7 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
  */
 function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext): string {
-  const count = attributesOf(element, made, nested, context);
+  const count = attributesOf(element, made.number, made.source, nested, context);
   // Joined once into one flat string: the opening is kept as long as its thread, and a string grown by += would
   // be a tree of its pieces (or, flattened, a copy that leaves the tree as garbage).
   let placed = 0;
@@ -315,9 +368,15 @@ function openingOf(element: Element, made: Made, nested: boolean, context: Rende
 }
 
 /** The length of openingOf's opening, found without making it: most openings are measured to plan and never sent. */
-function openingLengthOf(element: Element, made: Made, nested: boolean, context: RenderContext): number {
-  const count = attributesOf(element, made, nested, context);
-  let length = made.tag.length;
+function openingLengthOf(
+  element: Element,
+  number: number,
+  source: boolean,
+  nested: boolean,
+  context: RenderContext,
+): number {
+  const count = attributesOf(element, number, source, nested, context);
+  let length = tagOf(element, context.tags).length;
   for (let index = 0; index < count; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
   return length;
 }
@@ -337,7 +396,13 @@ function pair(name: string, value: string): void {
 }
 
 // The attributes of an element's opening, in order (see openingOf), as the first entries of `pairs`: their count.
-function attributesOf(element: Element, { number, source }: Made, nested: boolean, context: RenderContext): number {
+function attributesOf(
+  element: Element,
+  number: number,
+  source: boolean,
+  nested: boolean,
+  context: RenderContext,
+): number {
   paired = 0;
   // A number needs no escaping.
   pair("id", String(number));
@@ -429,6 +494,19 @@ export function escapeText(text: string): string {
   // and than a regular expression's test (a build scans every passage's text once).
   if (text.indexOf("&") < 0 && text.indexOf("<") < 0 && text.indexOf(">") < 0) return text;
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** The length of escapeText(text), found without making it. */
+function escapedLength(text: string): number {
+  if (text.indexOf("&") < 0 && text.indexOf("<") < 0 && text.indexOf(">") < 0) return text.length;
+  let length = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    // &amp; for &, &lt; and &gt; for < and >.
+    if (code === 38) length += 4;
+    else if (code === 60 || code === 62) length += 3;
+  }
+  return length;
 }
 
 /** Escape an attribute value: &, <, > and both quotes. */

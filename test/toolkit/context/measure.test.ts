@@ -87,6 +87,26 @@ describe("measuring the xml layout", () => {
     );
   });
 
+  it("measures one numbering's elements with one citation strategy after another, each as it shows", () => {
+    fc.assert(
+      fc.property(
+        elementLists,
+        layouts,
+        fc.array(citationsOf, { minLength: 2, maxLength: 4 }),
+        (given, make, order) => {
+          const layout = make();
+          const recorded = ToolOutput({ callId: "c1", elements: given });
+          const numbering = new Numbering([recorded]);
+          // The cite markers in the openings differ by strategy: a length kept from the one before would be wrong.
+          for (const citations of order)
+            expect(measureOf(layout)!(recorded.elements, numbering, "search", citations)).toBe(
+              layout(recorded.elements, numbering, "search", citations).length,
+            );
+        },
+      ),
+    );
+  });
+
   it("shows a copy of a Source with another text or page as a layout that never saw the Source shows it", () => {
     fc.assert(
       fc.property(elementLists, layouts, citationsOf, texts, fc.boolean(), (given, make, citations, text, paged) => {
