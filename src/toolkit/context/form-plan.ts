@@ -668,7 +668,7 @@ function floorsOf(
   view: Trace,
   policy: ContextPolicy,
 ): ReadonlyMap<string, Form> {
-  let floors: Map<string, Form> | undefined;
+  let lifts: (string | Form)[] | undefined;
   const protect = policy.protect;
   // The `cited` floor is answered from the cache's flags by element number: the same answer, read in order.
   const sources = protect.some((floor) => floor.applies === cited) ? draft.cache.citedIn(view.events) : undefined;
@@ -685,7 +685,51 @@ function floorsOf(
           : floor.applies(element, tool, view);
       if (applies) lifted = floor.form;
     }
-    if (lifted > form) (floors ??= new Map()).set(element.id, lifted);
+    if (lifted > form) (lifts ??= []).push(element.id, lifted);
   }
-  return floors ?? FULL_SHAPE.floors;
+  // A copy of its length: a list grown by push keeps room for more.
+  return lifts === undefined ? FULL_SHAPE.floors : new ListedFloors(lifts.slice());
+}
+
+/**
+ * The floors of one result, in one list of ids and forms of its length: a shrunk result's state keeps them as
+ * long as its thread is kept, and a Map for its one or two lifted elements holds more than the rest of the state.
+ */
+class ListedFloors implements ReadonlyMap<string, Form> {
+  // Each id, then its form.
+  constructor(private readonly pairs: readonly (string | Form)[]) {}
+
+  get size(): number {
+    return this.pairs.length / 2;
+  }
+
+  get(id: string): Form | undefined {
+    for (let at = 0; at < this.pairs.length; at += 2) if (this.pairs[at] === id) return this.pairs[at + 1] as Form;
+    return undefined;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  *entries(): MapIterator<[string, Form]> {
+    for (let at = 0; at < this.pairs.length; at += 2) yield [this.pairs[at] as string, this.pairs[at + 1] as Form];
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [id] of this.entries()) yield id;
+  }
+
+  *values(): MapIterator<Form> {
+    for (const [, form] of this.entries()) yield form;
+  }
+
+  forEach(each: (form: Form, id: string, map: ReadonlyMap<string, Form>) => void, self?: unknown): void {
+    for (let at = 0; at < this.pairs.length; at += 2)
+      each.call(self, this.pairs[at + 1] as Form, this.pairs[at] as string, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Form]> {
+    return this.entries();
+  }
 }

@@ -232,7 +232,8 @@ class LaterResult implements ShownResult {
     readonly length: number,
     readonly shortened: boolean,
     private readonly parts: ToolOutput | null,
-    private readonly elements: Shown,
+    private readonly elements: readonly Element[],
+    private readonly textless: readonly boolean[] | undefined,
     private readonly line: HandleLine | null,
     private readonly handle: string,
     private readonly tool: string | null,
@@ -240,15 +241,13 @@ class LaterResult implements ShownResult {
   ) {}
 
   get content(): string {
-    this.made ??= withLine(this.line, this.handle, body(this.parts, this.elements, this.tool, this.show));
+    this.made ??= withLine(
+      this.line,
+      this.handle,
+      body(this.parts, this.elements, this.textless, this.tool, this.show),
+    );
     return this.made;
   }
-}
-
-/** The elements a form leaves, and which show without their text (dropText's: the layout leaves it out, no copy). */
-interface Shown {
-  elements: readonly Element[];
-  textless: readonly boolean[] | undefined;
 }
 
 function madeResult(content: string, shortened: boolean): ShownResult {
@@ -267,13 +266,12 @@ export function shownResult(
   shaping: Shaping,
 ): ShownResult {
   const { policy, limits, show } = shaping;
-  if (limits === null)
-    return madeResult(body(output, { elements: output.elements, textless: undefined }, tool, show), false);
+  if (limits === null) return madeResult(body(output, output.elements, undefined, tool, show), false);
   const name = tool ?? "";
   const formed = shaping.formed ?? shortened;
   if (shape.form === FULL) {
     const full = formed(policy.shortenFor(name, FULL), output, limits, tool);
-    return capped(full, { elements: full.elements, textless: undefined }, null, handle, tool, shaping);
+    return capped(full, full.elements, undefined, null, handle, tool, shaping);
   }
   const compress = policy.shortenFor(name, COMPRESSED);
   // dropText keeps the result's text, data and error, and each element but a Source's text: where the layout
@@ -309,13 +307,19 @@ export function shownResult(
     if (dropping && form === COMPRESSED) (textless ??= new Array<boolean>(left.length).fill(false))[kept] = true;
     kept += 1;
   }
-  const leftOver = { elements: left, textless };
   const line = shape.form === COMPRESSED ? COMPRESSED_HANDLE_LINE : STUBBED_HANDLE_LINE;
-  return capped(shape.form === COMPRESSED ? compressed : null, leftOver, line, handle, tool, shaping);
+  return capped(shape.form === COMPRESSED ? compressed : null, left, textless, line, handle, tool, shaping);
 }
 
 // What the form left of a result: the text, data and error of `parts` with the shown elements, or the elements alone.
-function body(parts: ToolOutput | null, { elements, textless }: Shown, tool: string | null, show: Shaping["show"]) {
+// An element whose place in `textless` is true shows without its text (dropText's: the layout leaves it out, no copy).
+function body(
+  parts: ToolOutput | null,
+  elements: readonly Element[],
+  textless: readonly boolean[] | undefined,
+  tool: string | null,
+  show: Shaping["show"],
+) {
   const shown = elements.length === 0 ? "" : show(elements, tool, textless);
   return parts === null ? shown : resultContent(parts, shown);
 }
@@ -332,7 +336,8 @@ function withLine(line: HandleLine | null, handle: string, cut: string): string 
 // body is made only when the cap cuts it or the content is read, when the layout can measure it.
 function capped(
   parts: ToolOutput | null,
-  left: Shown,
+  elements: readonly Element[],
+  textless: readonly boolean[] | undefined,
   line: HandleLine | null,
   handle: string,
   tool: string | null,
@@ -341,15 +346,15 @@ function capped(
   const limit = shaping.policy.capFor(tool ?? "");
   const { show, measure, limits } = shaping;
   if (measure !== undefined) {
-    const shownLength = left.elements.length === 0 ? 0 : measure(left.elements, tool, left.textless);
+    const shownLength = elements.length === 0 ? 0 : measure(elements, tool, textless);
     const bodyLength = parts === null ? shownLength : contentLength(parts, shownLength);
     if (limit === null || limits === null || limits.estimate(bodyLength) <= limit.count) {
       const lineLength = line === null ? 0 : line.fixed + line.handles * handle.length;
       const length = line === null ? bodyLength : bodyLength === 0 ? lineLength : lineLength + 1 + bodyLength;
-      return new LaterResult(length, line !== null, parts, left, line, handle, tool, show);
+      return new LaterResult(length, line !== null, parts, elements, textless, line, handle, tool, show);
     }
   }
-  const made = body(parts, left, tool, show);
+  const made = body(parts, elements, textless, tool, show);
   const cut = limit === null || limits === null ? made : capText(made, limit.count, CUT_TEXT, limits);
   return madeResult(withLine(line, handle, cut), line !== null || cut !== made);
 }

@@ -150,7 +150,11 @@ export class Few<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.entries = this.entries.concat([key, value]);
+    const entries = new Array<K | V>(this.entries.length + 2);
+    for (let index = 0; index < this.entries.length; index += 1) entries[index] = this.entries[index]!;
+    entries[this.entries.length] = key;
+    entries[this.entries.length + 1] = value;
+    this.entries = entries;
   }
 }
 
