@@ -174,6 +174,9 @@ class MeasuredLengths {
   }
 }
 
+/** What an opening reads of an element besides its fields: its number, and whether it is a Source. */
+type Numbered = Pick<Made, "number" | "source">;
+
 /** What an element renders to with one citation strategy: its number, tag, opening as a root and as a part, text. */
 interface Made {
   citations: CitationStrategy | null;
@@ -256,7 +259,7 @@ function openingLength(element: Element, made: Made, nested: boolean, context: R
   if (opening !== undefined) return opening.length;
   let length = nested ? made.partLength : made.rootLength;
   if (length < 0) {
-    length = openingLengthOf(element, made.number, made.source, nested, context);
+    length = openingLengthOf(element, made, nested, context);
     if (nested) made.partLength = length;
     else if (kept(element, context)) made.rootLength = length;
   }
@@ -330,7 +333,7 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
       tag = table[at + 3]!;
       opening = table[at + (part ? 2 : 1)]!;
       if (opening < 0) {
-        opening = openingLengthOf(element, number, source, part, context);
+        opening = openingLengthOf(element, { number, source }, part, context);
         if (part || kept(element, context)) table[at + (part ? 2 : 1)] = opening;
       }
     } else {
@@ -351,7 +354,7 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
  */
 function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext): string {
-  const count = attributesOf(element, made.number, made.source, nested, context);
+  const count = attributesOf(element, made, nested, context);
   // Joined once into one flat string: the opening is kept as long as its thread, and a string grown by += would
   // be a tree of its pieces (or, flattened, a copy that leaves the tree as garbage).
   let placed = 0;
@@ -368,14 +371,8 @@ function openingOf(element: Element, made: Made, nested: boolean, context: Rende
 }
 
 /** The length of openingOf's opening, found without making it: most openings are measured to plan and never sent. */
-function openingLengthOf(
-  element: Element,
-  number: number,
-  source: boolean,
-  nested: boolean,
-  context: RenderContext,
-): number {
-  const count = attributesOf(element, number, source, nested, context);
+function openingLengthOf(element: Element, made: Numbered, nested: boolean, context: RenderContext): number {
+  const count = attributesOf(element, made, nested, context);
   let length = tagOf(element, context.tags).length;
   for (let index = 0; index < count; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
   return length;
@@ -396,13 +393,7 @@ function pair(name: string, value: string): void {
 }
 
 // The attributes of an element's opening, in order (see openingOf), as the first entries of `pairs`: their count.
-function attributesOf(
-  element: Element,
-  number: number,
-  source: boolean,
-  nested: boolean,
-  context: RenderContext,
-): number {
+function attributesOf(element: Element, { number, source }: Numbered, nested: boolean, context: RenderContext): number {
   paired = 0;
   // A number needs no escaping.
   pair("id", String(number));
