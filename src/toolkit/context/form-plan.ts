@@ -55,26 +55,32 @@ export interface ResultState extends ResultShape {
 /** The state of each shrunk result, by handle; a result that is not in it is full. */
 export type ResultStates = ReadonlyMap<string, ResultState>;
 
-/** The Map methods that follow from `entries`, for the result states of a pass. */
-abstract class ListedStates implements ResultStates {
+/**
+ * The Map methods that follow from `size`, `get` and `entries`, for the maps a pass keeps in lists (result states by
+ * handle, a result's floors by element id); no value is undefined.
+ */
+abstract class ListedMap<V> implements ReadonlyMap<string, V> {
   abstract readonly size: number;
-  abstract get(handle: string): ResultState | undefined;
-  abstract has(handle: string): boolean;
-  abstract entries(): MapIterator<[string, ResultState]>;
+  abstract get(key: string): V | undefined;
+  abstract entries(): MapIterator<[string, V]>;
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
 
   *keys(): MapIterator<string> {
-    for (const [handle] of this.entries()) yield handle;
+    for (const [key] of this.entries()) yield key;
   }
 
-  *values(): MapIterator<ResultState> {
-    for (const [, state] of this.entries()) yield state;
+  *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
   }
 
-  forEach(each: (state: ResultState, handle: string, map: ResultStates) => void): void {
-    for (const [handle, state] of this.entries()) each(state, handle, this);
+  forEach(each: (value: V, key: string, map: ReadonlyMap<string, V>) => void, self?: unknown): void {
+    for (const [key, value] of this.entries()) each.call(self, value, key, this);
   }
 
-  [Symbol.iterator](): MapIterator<[string, ResultState]> {
+  [Symbol.iterator](): MapIterator<[string, V]> {
     return this.entries();
   }
 }
@@ -84,7 +90,7 @@ abstract class ListedStates implements ResultStates {
  * handle order, from a list rather than a table as large as the thread (which at tens of thousands of results
  * misses the processor's caches). Only shown results get a state, and their handles are r1, r2, ...
  */
-class StatesByNumber extends ListedStates {
+class StatesByNumber extends ListedMap<ResultState> {
   private readonly byNumber: (ResultState | undefined)[] = [];
   private readonly handles: string[] = [];
 
@@ -101,10 +107,6 @@ class StatesByNumber extends ListedStates {
 
   get(handle: string): ResultState | undefined {
     return this.byNumber[handleNumber(handle)];
-  }
-
-  has(handle: string): boolean {
-    return this.get(handle) !== undefined;
   }
 
   set(handle: string, state: ResultState): this {
@@ -126,7 +128,7 @@ class StatesByNumber extends ListedStates {
  * changed (a pass's states are final once it returns); once those set since grow to a quarter of them, they are
  * copied into one list.
  */
-class GrownStates extends ListedStates {
+class GrownStates extends ListedMap<ResultState> {
   private readonly base: ResultStates;
   private readonly own = new StatesByNumber();
 
@@ -150,10 +152,6 @@ class GrownStates extends ListedStates {
 
   get(handle: string): ResultState | undefined {
     return this.own.get(handle) ?? this.base.get(handle);
-  }
-
-  has(handle: string): boolean {
-    return this.own.has(handle) || this.base.has(handle);
   }
 
   set(handle: string, state: ResultState): this {
@@ -695,9 +693,11 @@ function floorsOf(
  * The floors of one result, in one list of ids and forms of its length: a shrunk result's state keeps them as
  * long as its thread is kept, and a Map for its one or two lifted elements holds more than the rest of the state.
  */
-class ListedFloors implements ReadonlyMap<string, Form> {
+class ListedFloors extends ListedMap<Form> {
   // Each id, then its form.
-  constructor(private readonly pairs: readonly (string | Form)[]) {}
+  constructor(private readonly pairs: readonly (string | Form)[]) {
+    super();
+  }
 
   get size(): number {
     return this.pairs.length / 2;
@@ -708,28 +708,13 @@ class ListedFloors implements ReadonlyMap<string, Form> {
     return undefined;
   }
 
-  has(id: string): boolean {
-    return this.get(id) !== undefined;
-  }
-
   *entries(): MapIterator<[string, Form]> {
     for (let at = 0; at < this.pairs.length; at += 2) yield [this.pairs[at] as string, this.pairs[at + 1] as Form];
   }
 
-  *keys(): MapIterator<string> {
-    for (const [id] of this.entries()) yield id;
-  }
-
-  *values(): MapIterator<Form> {
-    for (const [, form] of this.entries()) yield form;
-  }
-
-  forEach(each: (form: Form, id: string, map: ReadonlyMap<string, Form>) => void, self?: unknown): void {
+  // Indexed: each shrunk result's key reads its floors (keyOf), and a generator's step is an object each time.
+  override forEach(each: (form: Form, id: string, map: ReadonlyMap<string, Form>) => void, self?: unknown): void {
     for (let at = 0; at < this.pairs.length; at += 2)
       each.call(self, this.pairs[at + 1] as Form, this.pairs[at] as string, this);
-  }
-
-  [Symbol.iterator](): MapIterator<[string, Form]> {
-    return this.entries();
   }
 }
