@@ -131,7 +131,17 @@ export async function runGraph(
     );
     const current = { ...scope, lease };
     watch.runs(node, work);
-    const results = await Promise.allSettled(work.map((unit) => runUnit(calls, current, node, unit, inputSeq, watch)));
+    const started = work.map((unit) => runUnit(calls, current, node, unit, inputSeq, watch));
+    // A node of one unit (most are) awaits it alone: the SDK records a stack trace for every promise made in a
+    // workflow, and allSettled makes two more.
+    let results: PromiseSettledResult<WorkDone>[];
+    if (started.length === 1) {
+      try {
+        results = [{ status: "fulfilled", value: await started[0]! }];
+      } catch (reason) {
+        results = [{ status: "rejected", reason }];
+      }
+    } else results = await Promise.allSettled(started);
     watch.ran();
     const cancelled = results.find((outcome) => outcome.status === "rejected" && isCancellation(outcome.reason));
     if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
@@ -154,9 +164,9 @@ export async function runGraph(
 
 /**
  * One unit: a call as its activity (the UI summary names the model or the tool), a task as hand-off,
- * child workflow, hand-back.
+ * child workflow, hand-back. A call is its activity's promise itself, not wrapped in another.
  */
-async function runUnit(
+function runUnit(
   calls: TurnCalls,
   scope: TurnScope,
   node: string,
@@ -164,14 +174,29 @@ async function runUnit(
   inputSeq: number | null,
   watch: TurnWatch,
 ): Promise<WorkDone> {
-  const { activities, units, control } = calls;
+  const { activities, units } = calls;
   const argument: WorkArgument = { ...scope, node, unit, inputSeq };
   const summary = shortened(unit.summary, 120);
-  if (unit.kind !== "task") {
-    const call =
-      unit.kind === "model" ? activities.callModel : unit.kind === "tool" ? activities.callTool : activities.runStep;
+  if (unit.kind === "task") return runTask(calls, scope, argument, summary, watch);
+  const call =
+    unit.kind === "model" ? activities.callModel : unit.kind === "tool" ? activities.callTool : activities.runStep;
+  try {
     return call.executeWithOptions({ ...units, summary }, [argument]);
+  } catch (error) {
+    // As an async function would: a unit that cannot start fails as the unit, not the loop.
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+/** A task unit: hand-off, the task's child workflow, hand-back. */
+async function runTask(
+  calls: TurnCalls,
+  scope: TurnScope,
+  argument: WorkArgument,
+  summary: string,
+  watch: TurnWatch,
+): Promise<WorkDone> {
+  const { activities, control } = calls;
   const handed = await activities.handOff.executeWithOptions({ ...control, summary: `hand off ${summary}` }, [
     argument,
   ]);

@@ -26,6 +26,7 @@ import {
   TURN_CANCELLED,
   shortened,
   workflowIdOf,
+  type OpenedTurn,
   type TurnArgument,
   type TurnResult,
   type TurnScope,
@@ -60,8 +61,9 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     // A local activity: opening is short store-only work, so it runs in the first workflow task instead of
     // costing a round trip of its own. It is idempotent for the run, so a retried workflow task repeats it safely.
     // An agent this worker's catalog lacks is not retried here: the workflow task fails, for another worker.
-    const opened = await local.openTurn
-      .executeWithOptions(
+    let opened: OpenedTurn;
+    try {
+      opened = await local.openTurn.executeWithOptions(
         { ...control, retry: { ...control.retry, nonRetryableErrorTypes: [UNKNOWN_AGENT] }, summary },
         [
           {
@@ -71,11 +73,11 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
             principal: argument.principal ?? null,
           },
         ],
-      )
-      .catch((error: unknown) => {
-        const unknown = unknownAgent(error);
-        throw unknown ? new AgentNotOnThisWorker(unknown.message) : error;
-      });
+      );
+    } catch (error) {
+      const unknown = unknownAgent(error);
+      throw unknown ? new AgentNotOnThisWorker(unknown.message) : error;
+    }
     const scope: TurnScope = { ...base, lease: opened.lease };
     turn = scope;
     watch.opened(scope);
@@ -86,7 +88,8 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     // The last unit closed the turn; a graph that ended with no unit leaves it to closeTurn.
     const result = run.result ?? (await activities.closeTurn({ ...scope, inputSeq: opened.inputSeq }));
     watch.state = "ended";
-    await condition(allHandlersFinished);
+    // Waited for only when an Update is still running: a condition, like every promise in a workflow, costs a stack trace.
+    if (!allHandlersFinished()) await condition(allHandlersFinished);
     return result;
   } catch (error) {
     if (error instanceof AgentNotOnThisWorker) throw error;
