@@ -342,6 +342,8 @@ function report(measured: {
     "",
     concurrent,
     "",
+    `The Temporal SDK records a stack trace, each frame mapped through the workflow bundle's source map, for every promise made in a workflow; a CPU profile of this run's workers (2026-12-03) showed soev-agents' workflow thread spending about twice the baseline's time there. The turn workflow now makes 24 promises in a one-pass turn instead of 42 (a node of one unit awaits its activity itself, a call is its activity's promise, the closing condition runs only while an Update runs; test/temporal/workflow-promises.test.ts). In this benchmark the change was within the noise: 100 concurrent turns took 1.13× the baseline's wall time and 1.35× its worker CPU before, 1.11× and 1.36× after (one run each, alternating).`,
+    "",
     "Targets (issue 11):",
     "",
     markdownTable(targets),
