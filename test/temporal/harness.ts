@@ -20,6 +20,7 @@ import type { Event } from "../../src/domain/events.js";
 import type { Trace } from "../../src/domain/trace.js";
 import type { TraceStore } from "../../src/ports/store.js";
 import type { AgentCatalog } from "../../src/runtime/catalog.js";
+import { workflowIdOf } from "../../src/temporal/contract.js";
 import { bundleTurnWorkflows, createTurnWorker } from "../../worker.js";
 import type { GateSpec } from "../fixtures/temporal/gates.js";
 import { afterAll, beforeAll } from "vitest";
@@ -243,6 +244,13 @@ export async function recordHistory(
 /** A history that recordHistory kept. */
 export function loadHistory(path: string): proto.temporal.api.history.v1.History {
   return History.fromObject(JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>);
+}
+
+/** The workflow id a recorded turn ran under, its thread's: the workflow refuses any other, so a replay takes it. */
+export function turnWorkflowId(history: proto.temporal.api.history.v1.IHistory): string {
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  const argument = JSON.parse(Buffer.from(payload!.data!).toString("utf8")) as { threadId: string | null };
+  return argument.threadId === null ? "replay" : workflowIdOf(argument.threadId);
 }
 
 /** The history as `temporal workflow show --output json` prints it: every string, and every payload's bytes as text. */

@@ -6,8 +6,7 @@ import { fileURLToPath } from "node:url";
 import { Worker, bundleWorkflowCode } from "@temporalio/worker";
 import { DeterminismViolationError } from "@temporalio/workflow";
 import { expect, it } from "vitest";
-import { HISTORIES, loadHistory, sharedBundle } from "./harness.js";
-import { workflowIdOf } from "../../src/temporal/contract.js";
+import { HISTORIES, loadHistory, sharedBundle, turnWorkflowId } from "./harness.js";
 
 const EXPECTED = [
   "crash-during-model-call",
@@ -31,13 +30,6 @@ function histories() {
     const history = loadHistory(join(HISTORIES, file));
     return { name: file.replace(/\.json$/, ""), workflowId: turnWorkflowId(history), history };
   });
-}
-
-// A turn replays under its thread's workflow id, as it ran: the workflow refuses any other.
-function turnWorkflowId(history: ReturnType<typeof loadHistory>): string {
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  const argument = JSON.parse(Buffer.from(payload!.data!).toString("utf8")) as { threadId: string | null };
-  return argument.threadId === null ? "replay" : workflowIdOf(argument.threadId);
 }
 
 it("every recorded history replays on the current workflow code without a determinism error", async () => {

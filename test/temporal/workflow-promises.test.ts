@@ -6,8 +6,7 @@ import v8 from "node:v8";
 import { join } from "node:path";
 import { Worker } from "@temporalio/worker";
 import { expect, it } from "vitest";
-import { HISTORIES, loadHistory, sharedBundle } from "./harness.js";
-import { workflowIdOf } from "../../src/temporal/contract.js";
+import { HISTORIES, loadHistory, sharedBundle, turnWorkflowId } from "./harness.js";
 
 // The SDK's promise hook marks each promise made in a workflow with the run's id: those are counted.
 let made = 0;
@@ -23,12 +22,10 @@ v8.promiseHooks.createHook = (hooks) =>
 
 async function promisesOf(name: string): Promise<number> {
   const history = loadHistory(join(HISTORIES, `${name}.json`));
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  const { threadId } = JSON.parse(Buffer.from(payload!.data!).toString("utf8")) as { threadId: string };
   made = 0;
   const results = [];
   for await (const result of Worker.runReplayHistories({ workflowBundle: await sharedBundle() }, [
-    { workflowId: workflowIdOf(threadId), history },
+    { workflowId: turnWorkflowId(history), history },
   ]))
     results.push(result);
   expect(results.map((result) => result.error?.message ?? null)).toEqual([null]);
