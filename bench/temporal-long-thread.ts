@@ -197,6 +197,8 @@ try {
         ["the same by the worker's CPU time", `${ratio(cpu).toFixed(2)}×`, check(ratio(cpu))],
       ]),
       "",
+      "The CPU ratio moves from run to run: on 2026-12-03, ten runs each of the turn workflow before and after it made fewer promises (36d1787), alternating, read 1.15 to 1.34 before and 1.20 to 1.36 after; in the last five pairs the medians were 1.27 before and 1.25 after, and the worker's CPU a pass 41.9 and 52.7 ms before against 40.5 and 50.4 after (at 10 and 5,000 prior events).",
+      "",
       `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, on the shared 2-core development machine (load average ${loadavg()[0]!.toFixed(1)} at the end): ` +
         "timings move with its load; compare within one run.",
     ].join("\n"),
