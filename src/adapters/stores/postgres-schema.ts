@@ -226,6 +226,55 @@ function appendFromJson(s: string, schema: string): string {
     $fn$;`;
 }
 
+/** How a procedure answers: a refusal is raised (REFUSED_STATE, the answer as its detail); an append returns. */
+function refusedWith(outcome: string, refused: boolean): string {
+  return refused
+    ? `RAISE EXCEPTION USING ERRCODE = '${REFUSED_STATE}', MESSAGE = 'trace_write refused the append',\n          DETAIL = ${outcome}::text;`
+    : "RETURN;";
+}
+
+/** The variables that threadRead fills. */
+const threadDeclarations = `      v_owner text;
+      v_counter integer;
+      v_expires_at double precision;
+      v_released boolean;
+      v_key bigint;
+      v_length integer;
+      v_last_stream text;
+      v_last_seq integer;`;
+
+/**
+ * The start of an append routine: the thread's lock, then the lease, the thread and its last event read in one
+ * statement, and the lease checked (`answer` says how a refusal is answered).
+ */
+function threadRead(s: string, schema: string, answer: (outcome: string, refused: boolean) => string): string {
+  return `      PERFORM pg_advisory_xact_lock(hashtextextended('${schema}:' || p_thread, 0));
+      -- In one statement, after the lock (so that it reads what the previous holder wrote): the lease, the thread,
+      -- and its last event (the primary key's last entry: the cost does not grow with the thread).
+      SELECT l.owner, l.counter, l.expires_at, l.released, t.key, coalesce(last.position, 0), last.stream, last.seq
+      INTO v_owner, v_counter, v_expires_at, v_released, v_key, v_length, v_last_stream, v_last_seq
+      FROM (SELECT) one
+      LEFT JOIN ${s}.trace_leases l ON l.thread_id = p_thread
+      LEFT JOIN ${s}.trace_threads t ON t.id = p_thread
+      LEFT JOIN LATERAL (
+        SELECT e.position, e.stream, e.seq FROM ${s}.trace_events e WHERE e.thread_key = t.key
+        ORDER BY e.position DESC LIMIT 1
+      ) last ON true;
+      IF p_owner IS NOT NULL AND (v_owner IS NULL OR v_owner <> p_owner OR v_counter <> p_counter) THEN
+        ${answer(
+          `json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
+          'expiresAt', v_expires_at, 'released', v_released)`,
+          true,
+        )}
+      END IF;`;
+}
+
+/** The length of a stream other than the one the thread's last event is in: its last entry in the stream index. */
+function streamLength(s: string, stream: string): string {
+  return `coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
+            WHERE e.thread_key = v_key AND e.stream = ${stream} ORDER BY e.seq DESC LIMIT 1), 0)`;
+}
+
 /**
  * The trace_append function, as the latest migration makes it: an append in one round trip. Under the
  * thread's lock (the key that PostgresConnection.write takes) it checks the lease and the expected stream
@@ -248,11 +297,7 @@ function appendFunction(s: string, schema: string, routine: "function" | "proced
   const procedure = routine === "procedure";
   // What the routine answers: the function returns it; the procedure raises a refusal and returns nothing else.
   const answer = (outcome: string, refused: boolean) =>
-    !procedure
-      ? `RETURN ${outcome};`
-      : refused
-        ? `RAISE EXCEPTION USING ERRCODE = '${REFUSED_STATE}', MESSAGE = 'trace_write refused the append',\n          DETAIL = ${outcome}::text;`
-        : "RETURN;";
+    !procedure ? `RETURN ${outcome};` : refusedWith(outcome, refused);
   return `
     CREATE ${procedure ? "PROCEDURE" : "FUNCTION"} ${s}.${procedure ? "trace_write" : "trace_append"}(
       p_thread text, p_owner text, p_counter integer, p_named text[], p_expected integer[], p_headers json,
@@ -262,36 +307,11 @@ function appendFunction(s: string, schema: string, routine: "function" | "proced
     -- and never the plan); one generic plan per connection is the same plan without the planning.
     SET plan_cache_mode = force_generic_plan AS $fn$
     DECLARE
-      v_owner text;
-      v_counter integer;
-      v_expires_at double precision;
-      v_released boolean;
-      v_key bigint;
-      v_length integer;
-      v_last_stream text;
-      v_last_seq integer;
+${threadDeclarations}
       v_lengths integer[] := p_expected;
       v_notified boolean;
     BEGIN
-      PERFORM pg_advisory_xact_lock(hashtextextended('${schema}:' || p_thread, 0));
-      -- In one statement, after the lock (so that it reads what the previous holder wrote): the lease, the thread,
-      -- and its last event (the primary key's last entry: the cost does not grow with the thread).
-      SELECT l.owner, l.counter, l.expires_at, l.released, t.key, coalesce(last.position, 0), last.stream, last.seq
-      INTO v_owner, v_counter, v_expires_at, v_released, v_key, v_length, v_last_stream, v_last_seq
-      FROM (SELECT) one
-      LEFT JOIN ${s}.trace_leases l ON l.thread_id = p_thread
-      LEFT JOIN ${s}.trace_threads t ON t.id = p_thread
-      LEFT JOIN LATERAL (
-        SELECT e.position, e.stream, e.seq FROM ${s}.trace_events e WHERE e.thread_key = t.key
-        ORDER BY e.position DESC LIMIT 1
-      ) last ON true;
-      IF p_owner IS NOT NULL AND (v_owner IS NULL OR v_owner <> p_owner OR v_counter <> p_counter) THEN
-        ${answer(
-          `json_build_object('status', 'lease', 'owner', v_owner, 'counter', v_counter,
-          'expiresAt', v_expires_at, 'released', v_released)`,
-          true,
-        )}
-      END IF;
+${threadRead(s, schema, answer)}
       FOR i IN 1 .. cardinality(p_named) LOOP
         IF v_key IS NULL THEN
           v_lengths[i] := 0;
@@ -299,8 +319,7 @@ function appendFunction(s: string, schema: string, routine: "function" | "proced
           v_lengths[i] := v_last_seq + 1;
         ELSE
           -- Another stream's length: its last entry in the stream index.
-          v_lengths[i] := coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
-            WHERE e.thread_key = v_key AND e.stream = p_named[i] ORDER BY e.seq DESC LIMIT 1), 0);
+          v_lengths[i] := ${streamLength(s, "p_named[i]")};
         END IF;
       END LOOP;
       -- Every length first, so that a refusal reports each expected stream's.
@@ -330,6 +349,47 @@ function appendFunction(s: string, schema: string, routine: "function" | "proced
       )
       SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
       ${answer("json_build_object('status', 'appended', 'first', v_length + 1, 'lengths', v_lengths)", false)}
+    END
+    $fn$;`;
+}
+
+/**
+ * The trace_write_one procedure (migration 9): trace_write for the runner's usual append, one event and its
+ * stream's expected length, each column an argument of its own, so the server parses no JSON arrays into rows.
+ * The same lock, checks, refusals (the lengths as a list of the one stream's) and NOTIFY.
+ */
+function writeOne(s: string, schema: string): string {
+  return `
+    CREATE PROCEDURE ${s}.trace_write_one(
+      p_thread text, p_owner text, p_counter integer, p_stream text, p_expected integer, p_type text, p_actor text,
+      p_origin text, p_payload json, p_version text, p_checked text, p_ts text
+    ) LANGUAGE plpgsql
+    -- One generic plan per connection, as trace_append's (the arguments never change the plan).
+    SET plan_cache_mode = force_generic_plan AS $fn$
+    DECLARE
+${threadDeclarations}
+      v_seq integer;
+      v_notified boolean;
+    BEGIN
+${threadRead(s, schema, refusedWith)}
+      IF v_key IS NULL THEN
+        v_seq := 0;
+      ELSIF p_stream = v_last_stream THEN
+        v_seq := v_last_seq + 1;
+      ELSE
+        v_seq := ${streamLength(s, "p_stream")};
+      END IF;
+      IF v_seq <> p_expected THEN
+        ${refusedWith("json_build_object('status', 'moved', 'lengths', json_build_array(v_seq))", true)}
+      END IF;
+      IF v_key IS NULL THEN
+        INSERT INTO ${s}.trace_threads (id, first_ts) VALUES (p_thread, p_ts) RETURNING key INTO v_key;
+      END IF;
+      WITH inserted AS (
+        INSERT INTO ${s}.trace_events (thread_key, position, type, stream, actor, origin, payload, seq, ts, version, checked)
+        VALUES (v_key, v_length + 1, p_type, p_stream, p_actor, p_origin, p_payload, v_seq, p_ts, p_version, p_checked)
+      )
+      SELECT true INTO v_notified FROM pg_notify('${channelOf(schema)}', p_thread);
     END
     $fn$;`;
 }
@@ -462,6 +522,8 @@ ${appendFunction(s, schema)}`,
   // length plus its place in the batch. The trace_write procedure answers no row, which the client would
   // otherwise parse at each append.
   (s, schema) => appendFunction(s, schema, "procedure"),
+  // The runner's usual append, one event with its stream's expected length, as arguments of their own.
+  (s, schema) => writeOne(s, schema),
 ];
 
 /** Check a schema name, and return it quoted for SQL. */

@@ -25,6 +25,8 @@ export function postgresStatements(s: string) {
     append: `SELECT ${s}.trace_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome`,
     /** The same append answering nothing, for a batch whose every stream's length is expected (migration 8). */
     write: `CALL ${s}.trace_write($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    /** The same for one event with its stream's expected length, its columns as arguments of their own (migration 9). */
+    writeOne: `CALL ${s}.trace_write_one($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     /** The thread and its events (no foreign key removes them with the thread). */
     deleteThread:
       `WITH thread AS (DELETE FROM ${s}.trace_threads WHERE id = $1 RETURNING key) ` +

@@ -66,19 +66,17 @@ export interface PostgresTraceStoreOptions {
 
 /**
  * The arguments of trace_append that describe a batch: the streams whose lengths it needs (the events', then the
- * expected ones), the length expected of each (null: any), and the events' headers as a JSON array of objects,
- * each with its stream's slot among the named streams (from 1) and its place among the batch's events of that
- * stream (from 0). `slots` and `places` are per event, for the seqs of the answer.
+ * expected ones) and the length expected of each (null: any); per event, its stream's slot among the named
+ * streams (from 0) and its place among the batch's events of that stream (from 0), for its header and its seq.
  */
 interface AppendArguments {
   named: string[];
   expected: (number | null)[];
-  headers: string;
   slots: number[];
   places: number[];
 }
 
-/** Name the streams of a batch and `expected`, and write the headers, in one pass over the events. */
+/** Name the streams of a batch and `expected`, in one pass over the events. */
 function appendArguments(
   events: readonly PreparedEvent[],
   expected: Readonly<Record<string, number>> | null | undefined,
@@ -88,20 +86,13 @@ function appendArguments(
   const counts: number[] = [];
   const slots: number[] = [];
   const places: number[] = [];
-  const text = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
-  let headers = "[";
-  for (let index = 0; index < events.length; index++) {
-    const event = events[index]!;
+  for (const event of events) {
     let slot = named.indexOf(event.stream);
     if (slot < 0) slot = named.push(event.stream) - 1;
     const place = (counts[slot] ??= 0);
     counts[slot] = place + 1;
     slots.push(slot);
     places.push(place);
-    headers +=
-      `${index === 0 ? "" : ","}{"slot":${slot + 1},"place":${place},"type":${text(event.type)},"stream":${text(event.stream)},` +
-      `"actor":${text(event.actor)},"origin":${text(event.origin)},"version":${text(event.version)},` +
-      `"checked":${text(event.checked)}}`;
   }
   const lengths: (number | null)[] = named.map(() => null);
   for (const [stream, length] of Object.entries(expected ?? {})) {
@@ -111,7 +102,24 @@ function appendArguments(
       lengths.push(length);
     } else lengths[slot] = length;
   }
-  return { named, expected: lengths, headers: `${headers}]`, slots, places };
+  return { named, expected: lengths, slots, places };
+}
+
+/**
+ * The events' headers as trace_append takes them: a JSON array of objects, each with its stream's slot (from 1)
+ * and its place among the batch's events of that stream.
+ */
+function headersOf(events: readonly PreparedEvent[], { slots, places }: AppendArguments): string {
+  const text = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+  let headers = "[";
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
+    headers +=
+      `${index === 0 ? "" : ","}{"slot":${slots[index]! + 1},"place":${places[index]},"type":${text(event.type)},` +
+      `"stream":${text(event.stream)},"actor":${text(event.actor)},"origin":${text(event.origin)},` +
+      `"version":${text(event.version)},"checked":${text(event.checked)}}`;
+  }
+  return `${headers}]`;
 }
 
 /** The largest position, the start of a backward read. */
@@ -184,26 +192,48 @@ export class PostgresTraceStore implements TraceStore {
     const lease = options.lease ?? null;
     const ts = new Date().toISOString();
     const batch = appendArguments(prepared, options.expected);
-    const values = [
-      threadId,
-      lease?.owner ?? null,
-      lease?.counter ?? null,
-      batch.named,
-      batch.expected,
-      batch.headers,
-      // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
-      `[${prepared.map((event) => event.payload).join(",")}]`,
-      prepared.length,
-      ts,
-    ];
-    // One round trip: trace_append locks, checks, seals, inserts and notifies. Where every stream's length is
-    // expected, the seqs follow from them, and trace_write does the same answering no row (see migration 8).
+    // Where every stream's length is expected, the seqs follow from them, and trace_write does the append
+    // answering no row (see migration 8); the runner's usual append, one event with its stream's expected length,
+    // goes to trace_write_one, its columns as arguments of their own. Otherwise trace_append answers the lengths.
+    // Each is one round trip that locks, checks, seals, inserts and notifies.
     const known = batch.expected.every((length) => length !== null);
-    const outcome = known
-      ? await this.connection
-          .once(this.prepared("write"), values)
-          .then(() => ({ status: "appended", lengths: batch.expected as number[] }) as const, refusal)
-      : (await this.connection.once<{ outcome: AppendOutcome }>(this.prepared("append"), values)).rows[0]!.outcome;
+    const written = () => ({ status: "appended", lengths: batch.expected as number[] }) as const;
+    let outcome: AppendOutcome;
+    if (known && prepared.length === 1 && batch.named.length === 1) {
+      const event = prepared[0]!;
+      outcome = await this.connection
+        .once(this.prepared("writeOne"), [
+          threadId,
+          lease?.owner ?? null,
+          lease?.counter ?? null,
+          event.stream,
+          batch.expected[0],
+          event.type,
+          event.actor,
+          event.origin,
+          event.payload,
+          event.version,
+          event.checked,
+          ts,
+        ])
+        .then(written, refusal);
+    } else {
+      const values = [
+        threadId,
+        lease?.owner ?? null,
+        lease?.counter ?? null,
+        batch.named,
+        batch.expected,
+        headersOf(prepared, batch),
+        // Each payload is JSON text already: it goes in as it is, neither parsed again nor quoted.
+        `[${prepared.map((event) => event.payload).join(",")}]`,
+        prepared.length,
+        ts,
+      ];
+      outcome = known
+        ? await this.connection.once(this.prepared("write"), values).then(written, refusal)
+        : (await this.connection.once<{ outcome: AppendOutcome }>(this.prepared("append"), values)).rows[0]!.outcome;
+    }
     if (outcome.status === "lease") {
       const state = outcome.owner == null ? null : { ...outcome, owner: outcome.owner, counter: outcome.counter! };
       checkLease(threadId, state as LeaseState | null, lease);
@@ -345,7 +375,10 @@ export class PostgresTraceStore implements TraceStore {
    * A statement that each connection prepares once, by a name of this schema's: the appends and reads that
    * every unit runs skip parsing and planning after the first.
    */
-  private prepared(statement: "append" | "write" | "forward" | "backward"): { name: string; text: string } {
+  private prepared(statement: "append" | "write" | "writeOne" | "forward" | "backward"): {
+    name: string;
+    text: string;
+  } {
     return { name: `soev_trace_${statement}_${this.schema}`, text: this.sql[statement] };
   }
 

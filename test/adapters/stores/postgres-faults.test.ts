@@ -88,13 +88,15 @@ describe("a backend terminated while the store holds its client", () => {
     }
   });
 
-  // With `expected` for each stream the append is the trace_write procedure (no answer), without it trace_append.
+  // With `expected` for each stream the append is the trace_write procedure (no answer), or trace_write_one for
+  // one event; without it trace_append.
   it.each([
-    ["trace_append", {}],
-    ["trace_write", { expected: { main: 0 } }],
+    ["trace_append", 1, {}],
+    ["trace_write", 2, { expected: { main: 0 } }],
+    ["trace_write_one", 1, { expected: { main: 0 } }],
   ] as const)(
     "after an append committed (%s): a TransientError, and the append is not run again",
-    async (statement, options) => {
+    async (statement, count, options) => {
       const pool = new Pool({ connectionString: schema.url, max: 2 });
       pool.on("error", () => {});
       const store = new PostgresTraceStore({ pool, schema: schema.name });
@@ -106,7 +108,7 @@ describe("a backend terminated while the store holds its client", () => {
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
         (client as { query: unknown }).query = (...args: unknown[]) => {
           const callback = typeof args.at(-1) === "function" ? (args.pop() as (...results: unknown[]) => void) : null;
-          const lose = !lost && JSON.stringify(args[0]).includes(statement);
+          const lose = !lost && JSON.stringify(args[0]).includes(`.${statement}(`);
           if (lose) lost = true;
           const result = query(...args).then((value) => {
             if (lose) throw new Error("Connection terminated unexpectedly");
@@ -120,10 +122,11 @@ describe("a backend terminated while the store holds its client", () => {
         };
       });
       try {
-        await expect(store.append(thread, [note("once")], options)).rejects.toBeInstanceOf(TransientError);
+        const texts = ["once", "and again"].slice(0, count);
+        await expect(store.append(thread, texts.map(note), options)).rejects.toBeInstanceOf(TransientError);
         const read: string[] = [];
         for await (const entry of store.read(thread)) read.push((entry.event.payload as { text: string }).text);
-        expect(read).toEqual(["once"]);
+        expect(read).toEqual(texts);
       } finally {
         await store.close();
         await pool.end();
