@@ -456,22 +456,27 @@ async function writeStores(): Promise<void> {
     [
       `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before the series, outside its time), one after another on one thread, against the raw driver ` +
         `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
-        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one CALL of its trace_write procedure (the append of its trace_append function, answering no row) with the batch as two JSON arrays (headers, payloads), which also takes the thread's lock, checks the lease and \`expected\`, ` +
-        `finds the thread's and the stream's lengths and NOTIFYs; SQLite: one ` +
+        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one CALL of a procedure, answering no row, that also takes the thread's lock, checks the lease and \`expected\`, ` +
+        `finds the thread's and the stream's lengths and NOTIFYs: at batch 1 trace_write_one, the event's columns as arguments of their own, at batch 10 trace_write, the batch as two JSON arrays (headers, payloads); SQLite: one ` +
         `transaction per batch, made once on each side as better-sqlite3's documentation makes it, WAL, synchronous NORMAL), same disk, in ${ROUNDS} pairs of series of ${APPENDED.postgres[1].toLocaleString("en")} and ${APPENDED.postgres[10].toLocaleString("en")} events (PostgreSQL) and ${APPENDED.sqlite[1].toLocaleString("en")} and ${APPENDED.sqlite[10].toLocaleString("en")} (SQLite) at batches of 1 and 10 (alternating which runs first); the rates are medians, the ratio is the median of the pairs' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
       "",
       markdownTable([["store", "batch", "clock", "raw events/s", "store events/s", "store / raw"], ...appends]),
       "",
       `PostgreSQL at batch 1 is mostly the wait for the commit's flush, the same on both sides, and the store's own part ` +
-        `is a fixed cost on top of it, so the ratio moves with the disk: in 17 other runs of this series on 2026-12-03 it read ` +
-        `0.74 to 0.81 in 13 of them and 0.91 to 1.02 in the other 4 (three of them in a row, while the disk was slower). ` +
-        `Where the fixed cost goes (measured apart on the same day): in one transaction, so without the flush, the ` +
+        `is a fixed cost on top of it, so the ratio moves with the disk: in 17 other runs of this series on 2026-12-03 (before ` +
+        `trace_write_one) it read 0.74 to 0.81 in 13 of them and 0.91 to 1.02 in the other 4 (three of them in a row, while the ` +
+        `disk was slower). Where the fixed cost went then (measured apart): in one transaction, so without the flush, the ` +
         `append's procedure took 34 µs a call against 12.4 for the raw INSERT (the thread, lease and last event read 7.7, ` +
         `the rows from the two JSON arrays 6 more than from values, the lock and the NOTIFY 1 each); the store's code in ` +
-        `the client 5.5 µs an append against 3 for the raw side's; with synchronous_commit off, an append through the ` +
-        `store took 142.5 µs against 137.2 for the same CALL sent directly, and that CALL 20 to 35 µs more than the raw ` +
-        `INSERT. That is some 30 µs an append; the series at 0.74 to 0.81 took 60 to 100 µs more than the raw driver's, ` +
-        `and the rest of it was not found.`,
+        `the client 5.5 µs an append against 3 for the raw side's. So one event, the runner's usual append, now goes to ` +
+        `\`trace_write_one\` (migration 9), its columns as arguments of their own: the stores before and after, alternating ` +
+        `in one process, 15 pairs of series on a thread each, took 144 against 132 µs an append with synchronous_commit off ` +
+        `(the after faster in 14 of the 15) and 426 against 390 µs with it on (on 2026-12-03). ` +
+        `With the flush, the store's extra is larger than without (some 50 µs without, 100 to 170 with, where the raw ` +
+        `driver took 145 and 340 µs an append), likely because the server's part of an append runs just after its backend ` +
+        `waited out the last flush, its caches cold. So the ratio still moves with the disk: on the same day, the series of this table at batch 1 (9 pairs, ` +
+        `1,000 events) read 0.85 while the raw driver took 584 µs an append, and 0.64 to 0.81 in runs where it took ` +
+        `250 to 350 µs.`,
       "",
       `One pass (a model call and a tool call with a 1 KB result; scripted model, whose record of requests is dropped between turns as a served model keeps none; default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after ${WARM_UP_TURNS} warm-up turns (the first turns on a long thread are the process's first to shrink, and V8 compiles that code then, a one-time cost of the process), on a thread of ` +
