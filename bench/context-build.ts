@@ -226,16 +226,51 @@ if (process.env.BENCH_CHILD_COUNT !== undefined) {
 }
 
 /**
+ * Cold builds with shrinking of `count` events one after another, as a worker makes them: no collection before
+ * each, and the last 8 builders kept (a builder keeps 8 threads), so each build pays its share of every collection
+ * its garbage and what it keeps set off, whatever the size. The mean wall ms of a round of builds (some 200,000
+ * events' worth), the median of 5 rounds, after 5 builds untimed.
+ */
+function steady(count: number): number {
+  const trace = Trace.of(eventsOf(count).slice(0, -1));
+  const kept: MessageBuilder[] = [];
+  const build = () => {
+    const made = WITH();
+    made.build(trace);
+    kept.push(made);
+    if (kept.length > 8) kept.shift();
+  };
+  for (let run = 0; run < 5; run += 1) build();
+  const builds = Math.max(4, Math.round(200_000 / count));
+  const means: number[] = [];
+  for (let round = 0; round < 5; round += 1) {
+    const start = performance.now();
+    for (let run = 0; run < builds; run += 1) build();
+    means.push((performance.now() - start) / builds);
+  }
+  return median(means);
+}
+
+// A steady run (steadyRun): the mean cold build of BENCH_STEADY_COUNT events built back to back, on stdout.
+if (process.env.BENCH_STEADY_COUNT !== undefined) {
+  console.log(JSON.stringify({ wall: steady(Number(process.env.BENCH_STEADY_COUNT)), gc: 0 }));
+  process.exit(0);
+}
+
+/**
  * The median cold build with shrinking of `count` events (wall ms, and the collector's pauses within it), in a
  * process of its own; with `megabytes`, its young generation's semi-space holds that many MB (with 2 MB, the
  * collector copies what a build of 10,000 events keeps while it runs, as it does at 50,000 events with the default
- * 16 MB).
+ * 16 MB); `steady`: the cold builds back to back instead (steady), without a collection before each.
  */
-function childRun(count: number, megabytes?: number): { wall: number; gc: number } {
+function childRun(
+  count: number,
+  { megabytes, steady }: { megabytes?: number; steady?: boolean } = {},
+): { wall: number; gc: number } {
   const script = fileURLToPath(import.meta.url);
   const young = megabytes === undefined ? [] : [`--max-semi-space-size=${megabytes}`];
   const { stdout, status } = spawnSync(process.execPath, ["--expose-gc", ...young, "--import", "tsx", script], {
-    env: { ...process.env, BENCH_CHILD_COUNT: String(count) },
+    env: { ...process.env, [steady ? "BENCH_STEADY_COUNT" : "BENCH_CHILD_COUNT"]: String(count) },
     encoding: "utf8",
   });
   const figures =
@@ -396,8 +431,8 @@ const indexes = SIZES.map((count) => ({ count, ms: indexCost(count) }));
 // Alternating, three processes each.
 const young = { small: [] as number[], usual: [] as number[] };
 for (let round = 0; round < 3; round += 1) {
-  young.small.push(childRun(10_000, 2).wall);
-  young.usual.push(childRun(10_000, 16).wall);
+  young.small.push(childRun(10_000, { megabytes: 2 }).wall);
+  young.usual.push(childRun(10_000, { megabytes: 16 }).wall);
 }
 console.log(
   `10,000 events cold with a 2 MB semi-space ${young.small.join(", ")} ms, with 16 MB ${young.usual.join(", ")}`,
@@ -415,6 +450,14 @@ const inTurn = rounds.map((figures) => ({
 }));
 console.log(
   `in turn, a process each: ${SIZES.map((count, index) => `${count}: ${inTurn[index]!.walls.join(", ")} ms`).join("; ")}`,
+);
+// Back to back, each size in a process of its own, in turn, three rounds.
+const steadyWalls = SIZES.map(() => [] as number[]);
+for (let round = 0; round < 3; round += 1)
+  SIZES.forEach((count, index) => steadyWalls[index]!.push(childRun(count, { steady: true }).wall));
+const steadyWall = steadyWalls.map((walls) => Number(median(walls).toFixed(1)));
+console.log(
+  `back to back: ${SIZES.map((count, index) => `${count}: ${steadyWalls[index]!.map((wall) => wall.toFixed(1)).join(", ")} ms`).join("; ")}`,
 );
 // The line through the cold wall times at 1,000 and 10,000 events, read at 50,000 events, against the build of
 // 50,000 events, with and without the collector's pauses (which a build of 10,000 events does not pay).
@@ -638,7 +681,11 @@ with shrinking took ${SIZES.map((count, index) => `${inTurn[index]!.walls.join("
 ${SIZES.map((count, index) => perEventOf(inTurn[index]!.wall, count)).join(", ")} µs an event, and 50,000 ÷ 10,000 = ${(large.wall / middle.wall).toFixed(1)}×. The line through the times at 1,000 and
 10,000 events gives ${line.toFixed(1)} ms at 50,000 events: the build took ${offLine(large.wall)}, and without the collector's
 pauses (${large.gc} ms) ${offLine(large.wall - large.gc)}. A build of 10,000 events allocates less than V8's young generation holds and pauses for no collection;
-one of 50,000 events allocates several times that (below).
+one of 50,000 events allocates several times that (below). Built back to back instead, as a worker builds one
+thread after another (no collection before each, the last 8 builders kept, so that every size pays its share of the
+collections its builds set off: the mean of a round of some 200,000 events' worth of builds, the median of 5 rounds, a
+process a size, three rounds of them), a cold build with shrinking took ${SIZES.map((count, index) => `${steadyWall[index]} ms at ${count.toLocaleString("en")} events`).join(", ")}:
+${SIZES.map((count, index) => perEventOf(steadyWall[index]!, count)).join(", ")} µs an event, 10,000 ÷ 1,000 = ${(steadyWall[1]! / steadyWall[0]!).toFixed(1)}× and 50,000 ÷ 10,000 = ${(steadyWall[2]! / steadyWall[1]!).toFixed(1)}×.
 
 What the machine itself does with a longer thread, measured in the same run without a builder: reading one
 field of each event of the thread, in order (about a million reads), took ${reads.map(({ count, ns }) => `${ns} ns an event at ${count.toLocaleString("en")} events`).join(", ")}.
