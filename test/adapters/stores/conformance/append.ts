@@ -60,8 +60,19 @@ export function appendConformance(open: OpenStore): void {
         version: "1.2.3",
       });
       payload.nested.list.push(99);
-      const [entry] = await collect(store.read(thread));
+      // The same again as the runner appends (one event, its stream's length expected), with a fingerprint.
+      const [again] = await store.append(
+        thread,
+        [{ ...event(payload), origin: "model-node", version: "1.2.3", actor: "model", checked: "0123456789abcdef" }],
+        { expected: { main: 1 } },
+      );
+      expect(again).toMatchObject({
+        payload: { ...stored!.payload, nested: payload.nested },
+        checked: "0123456789abcdef",
+      });
+      const [entry, next] = await collect(store.read(thread));
       expect(entry!.event).toEqual(stored);
+      expect(next!.event).toEqual(again);
     });
 
     it("keeps the fingerprint that checked an event at append; load restores events unchecked, so an import is checked on every decode", async () => {
