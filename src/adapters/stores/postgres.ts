@@ -122,6 +122,9 @@ function headersOf(events: readonly PreparedEvent[], { slots, places }: AppendAr
   return `${headers}]`;
 }
 
+/** The statements that each connection prepares once (see PostgresTraceStore.prepared). */
+type PreparedStatement = "append" | "write" | "writeOne" | "forward" | "backward";
+
 /** The largest position, the start of a backward read. */
 const LAST_POSITION = 2 ** 31 - 1;
 
@@ -375,10 +378,7 @@ export class PostgresTraceStore implements TraceStore {
    * A statement that each connection prepares once, by a name of this schema's: the appends and reads that
    * every unit runs skip parsing and planning after the first.
    */
-  private prepared(statement: "append" | "write" | "writeOne" | "forward" | "backward"): {
-    name: string;
-    text: string;
-  } {
+  private prepared(statement: PreparedStatement): { name: string; text: string } {
     return { name: `soev_trace_${statement}_${this.schema}`, text: this.sql[statement] };
   }
 
