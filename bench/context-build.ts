@@ -251,7 +251,7 @@ function steady(count: number): number {
   return median(means);
 }
 
-// A steady run (steadyRun): the mean cold build of BENCH_STEADY_COUNT events built back to back, on stdout.
+// A steady run (childRun with `steady`): the mean cold build of BENCH_STEADY_COUNT events, on stdout.
 if (process.env.BENCH_STEADY_COUNT !== undefined) {
   console.log(JSON.stringify({ wall: steady(Number(process.env.BENCH_STEADY_COUNT)), gc: 0 }));
   process.exit(0);
