@@ -183,7 +183,7 @@ function runUnit(
   try {
     return call.executeWithOptions({ ...units, summary }, [argument]);
   } catch (error) {
-    // As an async function would: a unit that cannot start fails as the unit, not the loop.
+    // A unit that cannot start fails as the unit (a rejected promise, as allSettled expects), not the loop.
     return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 }
