@@ -226,17 +226,34 @@ if (process.env.BENCH_CHILD_COUNT !== undefined) {
 }
 
 /**
+ * Operations linear by construction, over the same events: run back to back as `steady` runs the builds, they show
+ * what this machine alone makes of a longer thread's time per event (its caches, the collector's copying).
+ */
+const REFERENCES = {
+  structuredClone: (events: readonly Event[]): unknown => structuredClone(events),
+  "JSON.stringify": (events: readonly Event[]): unknown => JSON.stringify(events),
+};
+type Reference = keyof typeof REFERENCES;
+const REFERENCE_NAMES = Object.keys(REFERENCES) as Reference[];
+
+/**
  * Cold builds with shrinking of `count` events one after another, as a worker makes them: no collection before
  * each, and the last 8 builders kept (a builder keeps 8 threads), so each build pays its share of every collection
  * its garbage and what it keeps set off, whatever the size. The mean wall ms of a round of builds (some 200,000
- * events' worth), the median of 5 rounds, after 5 builds untimed.
+ * events' worth), the median of 5 rounds, after 5 builds untimed. With `reference`, that operation over the events
+ * instead of a build, its last 8 results kept.
  */
-function steady(count: number): number {
-  const trace = Trace.of(eventsOf(count).slice(0, -1));
-  const kept: MessageBuilder[] = [];
+function steady(count: number, reference?: Reference): number {
+  const events = eventsOf(count).slice(0, -1);
+  const trace = Trace.of(events);
+  const kept: unknown[] = [];
   const build = () => {
-    const made = WITH();
-    made.build(trace);
+    let made: unknown;
+    if (reference === undefined) {
+      const builder = WITH();
+      builder.build(trace);
+      made = builder;
+    } else made = REFERENCES[reference](events);
     kept.push(made);
     if (kept.length > 8) kept.shift();
   };
@@ -251,9 +268,11 @@ function steady(count: number): number {
   return median(means);
 }
 
-// A steady run (childRun with `steady`): the mean cold build of BENCH_STEADY_COUNT events, on stdout.
+// A steady run (childRun with `steady`): the mean cold build of BENCH_STEADY_COUNT events (or the mean run of the
+// operation BENCH_STEADY_REFERENCE names), on stdout.
 if (process.env.BENCH_STEADY_COUNT !== undefined) {
-  console.log(JSON.stringify({ wall: steady(Number(process.env.BENCH_STEADY_COUNT)), gc: 0 }));
+  const reference = process.env.BENCH_STEADY_REFERENCE as Reference | undefined;
+  console.log(JSON.stringify({ wall: steady(Number(process.env.BENCH_STEADY_COUNT), reference), gc: 0 }));
   process.exit(0);
 }
 
@@ -261,16 +280,21 @@ if (process.env.BENCH_STEADY_COUNT !== undefined) {
  * The median cold build with shrinking of `count` events (wall ms, and the collector's pauses within it), in a
  * process of its own; with `megabytes`, its young generation's semi-space holds that many MB (with 2 MB, the
  * collector copies what a build of 10,000 events keeps while it runs, as it does at 50,000 events with the default
- * 16 MB); `steady`: the cold builds back to back instead (steady), without a collection before each.
+ * 16 MB); `steady`: the cold builds back to back instead (steady), without a collection before each, or with
+ * `reference` that operation's runs back to back.
  */
 function childRun(
   count: number,
-  { megabytes, steady }: { megabytes?: number; steady?: boolean } = {},
+  { megabytes, steady, reference }: { megabytes?: number; steady?: boolean; reference?: Reference } = {},
 ): { wall: number; gc: number } {
   const script = fileURLToPath(import.meta.url);
   const young = megabytes === undefined ? [] : [`--max-semi-space-size=${megabytes}`];
   const { stdout, status } = spawnSync(process.execPath, ["--expose-gc", ...young, "--import", "tsx", script], {
-    env: { ...process.env, [steady ? "BENCH_STEADY_COUNT" : "BENCH_CHILD_COUNT"]: String(count) },
+    env: {
+      ...process.env,
+      [steady || reference ? "BENCH_STEADY_COUNT" : "BENCH_CHILD_COUNT"]: String(count),
+      ...(reference === undefined ? {} : { BENCH_STEADY_REFERENCE: reference }),
+    },
     encoding: "utf8",
   });
   const figures =
@@ -279,7 +303,7 @@ function childRun(
       : null;
   if (figures === null || !Number.isFinite(figures.wall))
     throw new Error(
-      `The cold builds of ${count} events${megabytes === undefined ? "" : ` with a ${megabytes} MB semi-space`} failed.`,
+      `The ${reference ?? "cold builds"} of ${count} events${megabytes === undefined ? "" : ` with a ${megabytes} MB semi-space`} failed.`,
     );
   return figures;
 }
@@ -451,13 +475,28 @@ const inTurn = rounds.map((figures) => ({
 console.log(
   `in turn, a process each: ${SIZES.map((count, index) => `${count}: ${inTurn[index]!.walls.join(", ")} ms`).join("; ")}`,
 );
-// Back to back, each size in a process of its own, in turn, three rounds.
+// Back to back, each size in a process of its own, in turn, three rounds; the references in the same rounds.
 const steadyWalls = SIZES.map(() => [] as number[]);
+const referenceWalls = new Map(REFERENCE_NAMES.map((reference) => [reference, SIZES.map(() => [] as number[])]));
 for (let round = 0; round < 3; round += 1)
-  SIZES.forEach((count, index) => steadyWalls[index]!.push(childRun(count, { steady: true }).wall));
+  SIZES.forEach((count, index) => {
+    steadyWalls[index]!.push(childRun(count, { steady: true }).wall);
+    for (const [reference, walls] of referenceWalls) walls[index]!.push(childRun(count, { reference }).wall);
+  });
 const steadyWall = steadyWalls.map((walls) => Number(median(walls).toFixed(1)));
 console.log(
   `back to back: ${SIZES.map((count, index) => `${count}: ${steadyWalls[index]!.map((wall) => wall.toFixed(1)).join(", ")} ms`).join("; ")}`,
+);
+// µs an event, by size, of the builds and of each reference, back to back; and how much that grew from the
+// smallest size to the largest.
+const perEventBackToBack = (walls: number[][]) => walls.map((runs, index) => (median(runs) * 1000) / SIZES[index]!);
+const perEventGrowth = (perEvent: number[]) => perEvent.at(-1)! / perEvent[0]!;
+const buildPerEvent = perEventBackToBack(steadyWalls);
+const references = [...referenceWalls].map(([name, walls]) => ({ name, perEvent: perEventBackToBack(walls) }));
+const leastReferenceGrowth = Math.min(...references.map(({ perEvent }) => perEventGrowth(perEvent)));
+console.log(
+  `µs an event back to back: build ${buildPerEvent.map((us) => us.toFixed(2)).join(", ")}; ` +
+    references.map(({ name, perEvent }) => `${name} ${perEvent.map((us) => us.toFixed(2)).join(", ")}`).join("; "),
 );
 // The line through the cold wall times at 1,000 and 10,000 events, read at 50,000 events, against the build of
 // 50,000 events, with and without the collector's pauses (which a build of 10,000 events does not pay).
@@ -686,6 +725,13 @@ thread after another (no collection before each, the last 8 builders kept, so th
 collections its builds set off: the mean of a round of some 200,000 events' worth of builds, the median of 5 rounds, a
 process a size, three rounds of them), a cold build with shrinking took ${SIZES.map((count, index) => `${steadyWall[index]} ms at ${count.toLocaleString("en")} events`).join(", ")}:
 ${SIZES.map((count, index) => perEventOf(steadyWall[index]!, count)).join(", ")} µs an event, 10,000 ÷ 1,000 = ${(steadyWall[1]! / steadyWall[0]!).toFixed(1)}× and 50,000 ÷ 10,000 = ${(steadyWall[2]! / steadyWall[1]!).toFixed(1)}×.
+
+Linear, then, by what measure? A build's work is counted in test/toolkit/context/build-work.test.ts (above): each
+turn more adds the same reads and calls, however long the thread. Its time per event is not flat on this machine,
+and neither is that of operations linear by construction: run the same way over the same events, back to back in
+the same rounds (a process a size, the last 8 results kept), ${references.map(({ name, perEvent }) => `\`${name}\` took ${perEvent.map((us) => us.toFixed(2)).join(", ")} µs an event`).join(" and ")} at
+1,000, 10,000 and 50,000 events, where the build took ${buildPerEvent.map((us) => us.toFixed(2)).join(", ")}. From 1,000 to 50,000 events the time per event grew
+${perEventGrowth(buildPerEvent).toFixed(2)}× for the build against ${references.map(({ name, perEvent }) => `${perEventGrowth(perEvent).toFixed(2)}× for \`${name}\``).join(" and ")}: the build's grew ${perEventGrowth(buildPerEvent) <= leastReferenceGrowth ? "less than either reference's: no more than what this machine adds to work linear by construction (its caches, the collector's copying of what is kept). With its work counted the same for each turn, the build is linear as far as this machine can show" : "more than a reference's: more than this machine adds to work linear by construction, so not shown linear on this run"}.
 
 What the machine itself does with a longer thread, measured in the same run without a builder: reading one
 field of each event of the thread, in order (about a million reads), took ${reads.map(({ count, ns }) => `${ns} ns an event at ${count.toLocaleString("en")} events`).join(", ")}.
