@@ -30,9 +30,9 @@ import { caughtUp, pauses, within } from "./shared/pauses.js";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `bench_stores_${process.pid}`;
-/** Events appended per measured series, by store and batch size: a few tenths of a second each or more, so that a pause of the machine moves a series little. */
+/** Events each side appends in a measured round, by store and batch size: a few tenths of a second each or more, so that a pause of the machine moves a round little. */
 const APPENDED = { postgres: { 1: 1_000, 10: 5_000 }, sqlite: { 1: 5_000, 10: 20_000 } } as const;
-/** Pairs of series (raw and store, in alternating order); the machine may be shared, so the ratio is the median of the pairs'. */
+/** Rounds of raw and store appends in turn; the machine may be shared, so the ratio is the median of the rounds'. */
 const ROUNDS = 9;
 /**
  * Tool passes per measured turn (each a model call and a tool call), measured turns per size, and the turns
@@ -68,25 +68,41 @@ function appended(index: number): StoredEvent {
 
 // ---- Append throughput ----------------------------------------------------------------------------------
 
+type Appender = (events: StoredEvent[], done: number) => Promise<void>;
+
+/** A clock, in seconds: the wall clock, or this process's CPU time (SQLite works in-process, so its CPU time is its cost whatever else runs). */
+const CLOCKS = {
+  wall: () => performance.now() / 1000,
+  cpu: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  },
+};
+
 /**
- * Events per second of `count` events appended in batches of `batch`, one after another: by the wall clock,
- * or by this process's CPU time (SQLite works in-process, so its CPU time is its cost whatever else runs).
+ * Events per second of each side, `count` events each appended in batches of `batch`, the two sides in turn, one
+ * batch at a time (alternating which goes first), so that both meet the same disk in the same milliseconds: a
+ * disk's flush time drifts within seconds, and series of a second or so, each side's in turn, moved the ratio of
+ * the same code from 0.64 to 1.02 at batch 1 on PostgreSQL.
  */
-async function rate(
+async function interleaved(
   count: number,
   batch: number,
-  append: (events: StoredEvent[], done: number) => Promise<void>,
-  clock: "wall" | "cpu",
-): Promise<number> {
-  const [start, cpu] = [performance.now(), process.cpuUsage()];
-  for (let done = 0; done < count; done += batch)
-    await append(
-      Array.from({ length: batch }, (_, index) => appended(done + index)),
-      done,
-    );
-  const used = process.cpuUsage(cpu);
-  const seconds = clock === "wall" ? (performance.now() - start) / 1000 : (used.user + used.system) / 1e6;
-  return count / seconds;
+  sides: { raw: Appender; store: Appender },
+  clock: keyof typeof CLOCKS,
+): Promise<{ raw: number; store: number }> {
+  const now = CLOCKS[clock];
+  const spent = { raw: 0, store: 0 };
+  for (let done = 0; done < count; done += batch) {
+    const events = Array.from({ length: batch }, (_, index) => appended(done + index));
+    const order = (done / batch) % 2 === 0 ? (["raw", "store"] as const) : (["store", "raw"] as const);
+    for (const side of order) {
+      const start = now();
+      await sides[side](events, done);
+      spent[side] += now() - start;
+    }
+  }
+  return { raw: count / spent.raw, store: count / spent.store };
 }
 
 /** The framework's append: with `expected` (the stream's length as last read) and the thread's lease. */
@@ -185,37 +201,34 @@ async function sqliteAppends(folder: string): Promise<(string | number)[][]> {
   return rows;
 }
 
-type Appender = (events: StoredEvent[], done: number) => Promise<void>;
-
-/** Raw and store series in pairs, ROUNDS pairs, a new thread per series; the median rates and the median of the pairs' ratios. */
+/** ROUNDS rounds of raw and store appends in turn (interleaved), new threads each; the median rates and the median of the rounds' ratios. */
 async function compare(
   name: string,
   counts: Readonly<Record<1 | 10, number>>,
   raw: (threadId: string) => Appender,
   store: (threadId: string) => Promise<Appender>,
-  clock: "wall" | "cpu",
+  clock: keyof typeof CLOCKS,
 ): Promise<(string | number)[][]> {
   const rows: (string | number)[][] = [];
   let threads = 0;
+  const sides = async () => ({ raw: raw(`raw-${++threads}`), store: await store(`store-${++threads}`) });
   for (const batch of [1, 10] as const) {
     const count = counts[batch];
-    // Warm both paths (statements prepared, JIT) on a short series first.
-    await rate(count / 10, batch, raw(`warm-${++threads}`), clock);
-    await rate(count / 10, batch, await store(`warm-${++threads}`), clock);
+    // Warm both paths (statements prepared, JIT) on a short round first.
+    await interleaved(count / 10, batch, await sides(), clock);
     const rawRates: number[] = [];
     const storeRates: number[] = [];
     const ratios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const series = [
-        async () => rawRates.push(await rate(count, batch, raw(`raw-${++threads}`), clock)),
-        async () => storeRates.push(await rate(count, batch, await store(`store-${++threads}`), clock)),
-      ];
-      for (const run of round % 2 === 0 ? series : series.reverse()) await run();
-      ratios.push(storeRates.at(-1)! / rawRates.at(-1)!);
+      const rates = await interleaved(count, batch, await sides(), clock);
+      rawRates.push(rates.raw);
+      storeRates.push(rates.store);
+      ratios.push(rates.store / rates.raw);
     }
     const [rawRate, storeRate, ratio] = [median(rawRates), median(storeRates), median(ratios)];
+    const spread = `${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}`;
     console.log(
-      `${name} batch ${batch}: raw ${rawRate.toFixed(0)}/s, store ${storeRate.toFixed(0)}/s, ${ratio.toFixed(2)}`,
+      `${name} batch ${batch}: raw ${rawRate.toFixed(0)}/s, store ${storeRate.toFixed(0)}/s, ${ratio.toFixed(2)} (rounds ${spread})`,
     );
     rows.push([
       name,
@@ -224,6 +237,7 @@ async function compare(
       Math.round(rawRate),
       Math.round(storeRate),
       ratio.toFixed(2),
+      spread,
     ]);
   }
   return rows;
@@ -458,25 +472,27 @@ async function writeStores(): Promise<void> {
         `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
         `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one CALL of a procedure, answering no row, that also takes the thread's lock, checks the lease and \`expected\`, ` +
         `finds the thread's and the stream's lengths and NOTIFYs: at batch 1 trace_write_one, the event's columns as arguments of their own, at batch 10 trace_write, the batch as two JSON arrays (headers, payloads); SQLite: one ` +
-        `transaction per batch, made once on each side as better-sqlite3's documentation makes it, WAL, synchronous NORMAL), same disk, in ${ROUNDS} pairs of series of ${APPENDED.postgres[1].toLocaleString("en")} and ${APPENDED.postgres[10].toLocaleString("en")} events (PostgreSQL) and ${APPENDED.sqlite[1].toLocaleString("en")} and ${APPENDED.sqlite[10].toLocaleString("en")} (SQLite) at batches of 1 and 10 (alternating which runs first); the rates are medians, the ratio is the median of the pairs' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
+        `transaction per batch, made once on each side as better-sqlite3's documentation makes it, WAL, synchronous NORMAL), same disk, in ${ROUNDS} rounds of ${APPENDED.postgres[1].toLocaleString("en")} and ${APPENDED.postgres[10].toLocaleString("en")} events a side (PostgreSQL) and ${APPENDED.sqlite[1].toLocaleString("en")} and ${APPENDED.sqlite[10].toLocaleString("en")} (SQLite) at batches of 1 and 10, new threads each round. Within a round the two sides append in turn, one batch each (alternating which goes first), each batch timed: so both meet the same disk and the same load in the same milliseconds. The rates are medians of the rounds' (events over each side's summed time), the ratio is the median of the rounds' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
       "",
-      markdownTable([["store", "batch", "clock", "raw events/s", "store events/s", "store / raw"], ...appends]),
+      markdownTable([
+        ["store", "batch", "clock", "raw events/s", "store events/s", "store / raw", "rounds' ratios"],
+        ...appends,
+      ]),
       "",
-      `PostgreSQL at batch 1 is mostly the wait for the commit's flush, the same on both sides, and the store's own part ` +
-        `is a fixed cost on top of it, so the ratio moves with the disk: in 17 other runs of this series on 2026-12-03 (before ` +
-        `trace_write_one) it read 0.74 to 0.81 in 13 of them and 0.91 to 1.02 in the other 4 (three of them in a row, while the ` +
-        `disk was slower). Where the fixed cost went then (measured apart): in one transaction, so without the flush, the ` +
-        `append's procedure took 34 µs a call against 12.4 for the raw INSERT (the thread, lease and last event read 7.7, ` +
-        `the rows from the two JSON arrays 6 more than from values, the lock and the NOTIFY 1 each); the store's code in ` +
-        `the client 5.5 µs an append against 3 for the raw side's. So one event, the runner's usual append, now goes to ` +
-        `\`trace_write_one\` (migration 9), its columns as arguments of their own: the stores before and after, alternating ` +
-        `in one process, 15 pairs of series on a thread each, took 144 against 132 µs an append with synchronous_commit off ` +
-        `(the after faster in 14 of the 15) and 426 against 390 µs with it on (on 2026-12-03). ` +
-        `With the flush, the store's extra is larger than without (some 50 µs without, 100 to 170 with, where the raw ` +
-        `driver took 145 and 340 µs an append), likely because the server's part of an append runs just after its backend ` +
-        `waited out the last flush, its caches cold. So the ratio still moves with the disk: on the same day, the series of this table at batch 1 (9 pairs, ` +
-        `1,000 events) read 0.85 while the raw driver took 584 µs an append, and 0.64 to 0.81 in runs where it took ` +
-        `250 to 350 µs.`,
+      `PostgreSQL at batch 1 is mostly the wait for the commit's flush, the same on both sides, and on this machine ` +
+        `that wait drifts within seconds (0.25 to 4.7 ms an append within an hour). Until 2026-12-03 this table ran each ` +
+        `side's series in turn, a second or so each, in pairs, and the drift between a pair's series moved the ratio of ` +
+        `the same code from 0.64 to 1.02 between runs: three runs in one hour read 0.89, 0.81 and 0.77 at batch 1, the ` +
+        `store's time an append above the raw driver's 29, 75 and 179 µs (the raw driver's 242, 326 and 1,106 µs). With ` +
+        `the sides in turn one batch at a time, five runs on the same afternoon read 0.84 to 0.89 at batch 1 (single ` +
+        `rounds 0.79 to 0.94, the raw driver 325 to 467 µs an append) and 0.94 to 0.97 at batch 10; SQLite 0.85 to 0.92 ` +
+        `and 0.98 to 1.01. What the store's own part costs, measured apart: in one transaction, so without the flush, ` +
+        `the append's procedure took 34 µs a call against 12.4 for the raw INSERT (the thread, lease and last event read ` +
+        `7.7, the rows from the two JSON arrays 6 more than from values, the lock and the NOTIFY 1 each); the store's ` +
+        `code in the client 5.5 µs an append against 3 for the raw side's. So one event, the runner's usual append, goes ` +
+        `to \`trace_write_one\` (migration 9), its columns as arguments of their own: the stores before and after, ` +
+        `alternating in one process, took 144 against 132 µs an append with synchronous_commit off (the after faster in ` +
+        `14 of 15 pairs) and 426 against 390 µs with it on.`,
       "",
       `One pass (a model call and a tool call with a 1 KB result; scripted model, whose record of requests is dropped between turns as a served model keeps none; default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after ${WARM_UP_TURNS} warm-up turns (the first turns on a long thread are the process's first to shrink, and V8 compiles that code then, a one-time cost of the process), on a thread of ` +
