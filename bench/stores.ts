@@ -468,7 +468,7 @@ async function writeStores(): Promise<void> {
   writeSection(
     "Trace stores (`stores.ts`)",
     [
-      `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before the series, outside its time), one after another on one thread, against the raw driver ` +
+      `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before each round, outside its time), one after another on one thread, against the raw driver ` +
         `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
         `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one CALL of a procedure, answering no row, that also takes the thread's lock, checks the lease and \`expected\`, ` +
         `finds the thread's and the stream's lengths and NOTIFYs: at batch 1 trace_write_one, the event's columns as arguments of their own, at batch 10 trace_write, the batch as two JSON arrays (headers, payloads); SQLite: one ` +
@@ -484,8 +484,8 @@ async function writeStores(): Promise<void> {
         `side's series in turn, a second or so each, in pairs, and the drift between a pair's series moved the ratio of ` +
         `the same code from 0.64 to 1.02 between runs: three runs in one hour read 0.89, 0.81 and 0.77 at batch 1, the ` +
         `store's time an append above the raw driver's 29, 75 and 179 µs (the raw driver's 242, 326 and 1,106 µs). With ` +
-        `the sides in turn one batch at a time, five runs on the same afternoon read 0.84 to 0.89 at batch 1 (single ` +
-        `rounds 0.79 to 0.94, the raw driver 325 to 467 µs an append) and 0.94 to 0.97 at batch 10; SQLite 0.85 to 0.92 ` +
+        `the sides in turn one batch at a time, six runs on the same afternoon read 0.84 to 0.89 at batch 1 (single ` +
+        `rounds 0.79 to 0.94, the raw driver 262 to 467 µs an append) and 0.94 to 0.97 at batch 10; SQLite 0.85 to 0.92 ` +
         `and 0.98 to 1.01. What the store's own part costs, measured apart: in one transaction, so without the flush, ` +
         `the append's procedure took 34 µs a call against 12.4 for the raw INSERT (the thread, lease and last event read ` +
         `7.7, the rows from the two JSON arrays 6 more than from values, the lock and the NOTIFY 1 each); the store's ` +
