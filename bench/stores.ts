@@ -399,7 +399,7 @@ async function storePasses(name: PassStore, folder: string): Promise<{ small: Pa
 
 /**
  * The per-pass costs on one store measured in a process of its own, as a worker serves its threads: not after the
- * append series in this one (its heap, and the store's work on the disk it left), nor after another store's.
+ * appends in this one (its heap, and the store's work on the disk it left), nor after another store's.
  */
 function childPasses(name: PassStore): { small: PassCost; large: PassCost } {
   const { stdout, status, stderr } = spawnSync(
@@ -496,7 +496,7 @@ async function writeStores(): Promise<void> {
       "",
       `One pass (a model call and a tool call with a 1 KB result; scripted model, whose record of requests is dropped between turns as a served model keeps none; default context policy, a window of 128k tokens) on the local runner, ` +
         `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after ${WARM_UP_TURNS} warm-up turns (the first turns on a long thread are the process's first to shrink, and V8 compiles that code then, a one-time cost of the process), on a thread of ` +
-        `10 and of 5,000 prior events: both threads open in one process of their own (a store's passes do not follow the append series above in the same heap, nor another store's), ${PASS_PROCESSES} such processes a store, in turn (SQLite, PostgreSQL, SQLite, ...), and the table shows the one whose wall ratio is the median (each process's wall ratio below it); within a process, their turns in ${PASS_ROUNDS} rounds of ${TURNS / PASS_ROUNDS} a size, alternating which size goes first (one size's turns after the other's let the machine's load in those minutes pass for a cost of the thread's length: one such run gave PostgreSQL 0.83, the longer thread faster). CPU is the process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
+        `10 and of 5,000 prior events: both threads open in one process of their own (a store's passes do not follow the appends above in the same heap, nor another store's), ${PASS_PROCESSES} such processes a store, in turn (SQLite, PostgreSQL, SQLite, ...), and the table shows the one whose wall ratio is the median (each process's wall ratio below it); within a process, their turns in ${PASS_ROUNDS} rounds of ${TURNS / PASS_ROUNDS} a size, alternating which size goes first (one size's turns after the other's let the machine's load in those minutes pass for a cost of the thread's length: one such run gave PostgreSQL 0.83, the longer thread faster). CPU is the process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
         `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools, the request's hash; "GC in rest" is the collector's pauses that fell outside the builds (a mean per pass: they grow with the heap that the builder's caches and working set hold, whichever part's allocation sets them off), and the last ratio is the rest's without them. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,
       "",
       markdownTable([
