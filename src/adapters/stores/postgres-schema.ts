@@ -269,10 +269,19 @@ function threadRead(s: string, schema: string, answer: (outcome: string, refused
       END IF;`;
 }
 
-/** The length of a stream other than the one the thread's last event is in: its last entry in the stream index. */
-function streamLength(s: string, stream: string): string {
-  return `coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
-            WHERE e.thread_key = v_key AND e.stream = ${stream} ORDER BY e.seq DESC LIMIT 1), 0)`;
+/**
+ * Set `target` to the length of `stream` in the thread that threadRead read: 0 for a new thread; from its last
+ * event, where that is in the stream; else from the stream's last entry in the stream index.
+ */
+function streamLength(s: string, target: string, stream: string): string {
+  return `IF v_key IS NULL THEN
+          ${target} := 0;
+        ELSIF ${stream} = v_last_stream THEN
+          ${target} := v_last_seq + 1;
+        ELSE
+          ${target} := coalesce((SELECT e.seq + 1 FROM ${s}.trace_events e
+            WHERE e.thread_key = v_key AND e.stream = ${stream} ORDER BY e.seq DESC LIMIT 1), 0);
+        END IF;`;
 }
 
 /**
@@ -313,14 +322,7 @@ ${threadDeclarations}
     BEGIN
 ${threadRead(s, schema, answer)}
       FOR i IN 1 .. cardinality(p_named) LOOP
-        IF v_key IS NULL THEN
-          v_lengths[i] := 0;
-        ELSIF p_named[i] = v_last_stream THEN
-          v_lengths[i] := v_last_seq + 1;
-        ELSE
-          -- Another stream's length: its last entry in the stream index.
-          v_lengths[i] := ${streamLength(s, "p_named[i]")};
-        END IF;
+        ${streamLength(s, "v_lengths[i]", "p_named[i]")}
       END LOOP;
       -- Every length first, so that a refusal reports each expected stream's.
       FOR i IN 1 .. cardinality(p_named) LOOP
@@ -372,13 +374,7 @@ ${threadDeclarations}
       v_notified boolean;
     BEGIN
 ${threadRead(s, schema, refusedWith)}
-      IF v_key IS NULL THEN
-        v_seq := 0;
-      ELSIF p_stream = v_last_stream THEN
-        v_seq := v_last_seq + 1;
-      ELSE
-        v_seq := ${streamLength(s, "p_stream")};
-      END IF;
+      ${streamLength(s, "v_seq", "p_stream")}
       IF v_seq <> p_expected THEN
         ${refusedWith("json_build_object('status', 'moved', 'lengths', json_build_array(v_seq))", true)}
       END IF;
