@@ -3,7 +3,7 @@
 # TEMPORAL_CONFIG_FILE), TEMPORAL_TASK_QUEUE, DATABASE_URL (else a SQLite file in /app/.data).
 
 # 1. Build: every dependency, then the TypeScript compiled to dist/.
-FROM node:20-bookworm AS build
+FROM node:24-bookworm AS build
 WORKDIR /app
 # The lock file first, so a change of code does not reinstall the modules.
 COPY package.json package-lock.json ./
@@ -13,13 +13,13 @@ RUN npm run build
 
 # 2. Production dependencies only. The full image has the compilers better-sqlite3 falls back to when no
 # prebuilt binary fits.
-FROM node:20-bookworm AS dependencies
+FROM node:24-bookworm AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # 3. Run: the built JavaScript and the production modules, as the unprivileged user "node".
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production SOEV_DATA_DIR=/app/.data
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules

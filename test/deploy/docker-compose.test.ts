@@ -248,8 +248,8 @@ describe("Dockerfile", () => {
     const all = stages();
     expect(all.length).toBeGreaterThanOrEqual(2);
     const engines = (JSON.parse(read("package.json")) as { engines: { node: string } }).engines.node;
-    expect(engines).toMatch(/\^20\.19/);
-    for (const stage of all) expect(stage.from).toMatch(/^node:20-/);
+    expect(engines).toBe(">=22.12.0");
+    for (const stage of all) expect(stage.from).toMatch(/^node:24-/);
     const build = all.find((stage) => stage.lines.some((line) => /^RUN npm run build/.test(line)));
     expect(build?.lines).toContain("RUN npm ci --no-audit --no-fund");
   });
