@@ -32,10 +32,18 @@ export interface Marker {
   cited: CitedNumber[];
 }
 
-/** The tokens a model call used, as the service reported them. */
+/** The tokens a model call used, as the service reported them (or estimated, and marked so, when it reported none). */
 export interface Usage {
+  /** All input tokens, cached ones included. */
   promptTokens: number;
+  /** All output tokens, reasoning ones included. */
   completionTokens: number;
+  /** The part of `promptTokens` read from the provider's prompt cache, when it reports it. */
+  cachedTokens?: number;
+  /** The part of `completionTokens` spent on reasoning, when the provider reports it. */
+  reasoningTokens?: number;
+  /** True when the provider reported no usage and the framework estimated it from characters. */
+  estimated?: boolean;
 }
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.json()) });
@@ -108,7 +116,16 @@ export const ModelOutput = eventType<ModelOutput, Partial<Omit<ModelOutput, keyo
     reasoning: z.string().nullable().default(null),
     model: z.string().nullable().default(null),
     finishReason: z.string().nullable().default(null),
-    usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).nullable().default(null),
+    usage: z
+      .object({
+        promptTokens: z.number(),
+        completionTokens: z.number(),
+        cachedTokens: z.number().optional(),
+        reasoningTokens: z.number().optional(),
+        estimated: z.boolean().optional(),
+      })
+      .nullable()
+      .default(null),
     promptCharacters: z.number().int().nullable().default(null),
     requestHash: z.string().nullable().default(null),
   }),
