@@ -1,7 +1,7 @@
 // The Temporal SDK records a stack trace, mapped through the workflow bundle's source map, for every promise made
 // in a workflow (a few hundred µs each on the worker's workflow thread), so the turn workflow makes few: a node of
 // one unit awaits its activity itself (no Promise.allSettled, no async wrapper), and a turn with no Update still
-// running does not wait on a condition. Counted on a replay: deterministic for a given SDK.
+// running does not wait on a condition. Counted on a replay: deterministic for a given SDK and Node.
 import v8 from "node:v8";
 import { join } from "node:path";
 import { Worker } from "@temporalio/worker";
@@ -32,9 +32,13 @@ async function promisesOf(name: string): Promise<number> {
   return made;
 }
 
-it("a one-pass turn's workflow makes 24 promises, and a turn that waits for a person's answer 79", async () => {
-  // Before the single-unit path and the skipped condition: 42 and 114.
-  // Exact, so that a change of the SDK or of the workflow that makes more (or none counted) shows here.
-  expect(await promisesOf("tutorial-2-turn-1"), "open, model call, tool call, model call").toBe(24);
-  expect(await promisesOf("person-answered"), "a tool call that waits for approval, answered").toBe(79);
+it("a one-pass turn's workflow makes at most 24 promises, and a turn that waits for a person's answer at most 79", async () => {
+  // Before the single-unit path and the skipped condition: 42 and 114. A bound, not an exact count: the SDK's
+  // own promises vary with Node's version (Node 20 counts 79 for the person's turn, Node 24 counts 53).
+  const onePass = await promisesOf("tutorial-2-turn-1");
+  expect(onePass, "open, model call, tool call, model call").toBeGreaterThan(0);
+  expect(onePass, "open, model call, tool call, model call").toBeLessThanOrEqual(24);
+  const person = await promisesOf("person-answered");
+  expect(person, "a tool call that waits for approval, answered").toBeGreaterThan(onePass);
+  expect(person, "a tool call that waits for approval, answered").toBeLessThanOrEqual(79);
 });
