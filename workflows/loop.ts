@@ -47,6 +47,7 @@ export const DEFAULT_SETTINGS: Required<TurnSettings> = {
   attempts: 10,
   maxInputBytes: MAX_INPUT_BYTES,
   idsOnly: false,
+  unknownAgentSeconds: 60,
 };
 
 /** The activities with the options of the control activities, and the options of the model and tool calls. */

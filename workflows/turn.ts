@@ -76,7 +76,10 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
       );
     } catch (error) {
       const unknown = unknownAgent(error);
-      throw unknown ? new AgentNotOnThisWorker(unknown.message) : error;
+      if (unknown === null) throw error;
+      throw waitedForAgent(info.startTime, settings.unknownAgentSeconds)
+        ? unknownAgentFailure(argument.agent, unknown.message, settings.unknownAgentSeconds)
+        : new AgentNotOnThisWorker(unknown.message);
     }
     const scope: TurnScope = { ...base, lease: opened.lease };
     turn = scope;
@@ -120,6 +123,23 @@ const UNKNOWN_AGENT = "UnknownAgentError";
  */
 class AgentNotOnThisWorker extends Error {
   override name = "AgentNotOnThisWorker";
+}
+
+/** True once the turn has waited `seconds` since it started for a worker whose catalog has its agent. */
+function waitedForAgent(startTime: Date, seconds: number): boolean {
+  // The workflow's clock is the time of the current workflow task: each retried task reads a later one.
+  return Date.now() - startTime.getTime() >= seconds * 1000;
+}
+
+/** The turn's ending when no worker served its agent in time: non-retryable, so a caller sees it at once. */
+function unknownAgentFailure(agent: string, message: string, seconds: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: UNKNOWN_AGENT,
+    message:
+      `${message} No worker took agent "${agent}" within ${seconds} s (settings.unknownAgentSeconds): ` +
+      "check the agent's name, or start a worker whose catalog has it.",
+    nonRetryable: true,
+  });
 }
 
 /** The UnknownAgentError of a failed local activity (the SDK throws its ApplicationFailure, or wraps it). */

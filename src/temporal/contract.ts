@@ -127,6 +127,11 @@ export interface TurnSettings {
    * text. The argument still holds the input: encrypt payloads with a codec too (SECURITY.md). Default false.
    */
   idsOnly?: boolean;
+  /**
+   * How long a turn whose agent no worker's catalog has waits for a worker that has it (a rolling deploy
+   * hands it over meanwhile) before it fails with UnknownAgentError. Default 60.
+   */
+  unknownAgentSeconds?: number;
 }
 
 /** The argument of the turn workflow: `{ agent, threadId, input: { payload, model } }`, JSON. */

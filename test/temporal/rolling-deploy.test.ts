@@ -3,12 +3,22 @@
 // UnknownAgentError, which fails the workflow task; once a worker of the version that has the agent
 // polls, it takes the retried task and the turn runs to its end. The old worker records nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
+import { TURN_WORKFLOW, workflowIdOf } from "../../src/temporal/contract.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { TOWN_MODEL, TOWN_QUESTIONS, TOWN_SCRIPT, passModel, townAgent } from "../fixtures/temporal/town.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { temporalCliPath } from "../setup/global.js";
+import {
+  connectClient,
+  temporalAddress,
+  temporalNamespace,
+  uniqueTaskQueue,
+  type TestClient,
+} from "../support/temporal.js";
 import { openStore, sharedBundle, withWorker } from "./harness.js";
 
 let temporal: TestClient;
@@ -50,6 +60,53 @@ describe("a turn of an agent that an older worker lacks", () => {
         (event) => event.workflowTaskFailedEventAttributes?.failure?.message?.includes('No agent "assistant"') === true,
       );
       expect(failedTasks.length).toBeGreaterThan(0);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
+
+describe("a turn of an agent that no worker has", () => {
+  it("fails with UnknownAgentError after settings.unknownAgentSeconds, for a caller of the raw CLI", async () => {
+    const { store, close } = await openStore("sqlite");
+    const taskQueue = uniqueTaskQueue("unknown-agent");
+    const threadId = "unknown-agent";
+    const catalog = new AgentCatalog(store, { assistant: townAgent(passModel(TOWN_SCRIPT)) }, { version: "only" });
+    const argument = {
+      agent: "assistent",
+      threadId,
+      input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
+      settings: { unknownAgentSeconds: 2 },
+    };
+    const cli = (...words: string[]) =>
+      promisify(execFile)(temporalCliPath(), [
+        ...words,
+        ...["--address", temporalAddress(), "--namespace", temporalNamespace()],
+      ]);
+    try {
+      await cli(
+        ...["workflow", "start", "--type", TURN_WORKFLOW, "--task-queue", taskQueue],
+        ...["--workflow-id", workflowIdOf(threadId), "--input", JSON.stringify(argument)],
+      );
+      const handle = temporal.client.workflow.getHandle(workflowIdOf(threadId));
+      const failure = await withWorker(catalog, taskQueue, () =>
+        handle.result().then(
+          () => null,
+          (error) => error,
+        ),
+      );
+      expect(failure?.cause?.type).toBe("UnknownAgentError");
+      expect(failure?.cause?.message).toContain('No worker took agent "assistent" within 2 s');
+      // Until then the workflow tasks failed, each naming the agent, and the turn was never opened.
+      const history = await handle.fetchHistory();
+      const failedTasks = (history.events ?? []).filter((event) =>
+        event.workflowTaskFailedEventAttributes?.failure?.message?.includes('No agent "assistent"'),
+      );
+      expect(failedTasks.length).toBeGreaterThan(0);
+      const description = await handle.describe();
+      expect(description.status.name).toBe("FAILED");
+      expect(description.closeTime!.getTime() - description.startTime.getTime()).toBeGreaterThanOrEqual(2_000);
+      expect((await readTrace(store, catalog.types("assistant"), threadId)).events).toEqual([]);
     } finally {
       await close();
     }
