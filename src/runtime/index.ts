@@ -68,8 +68,10 @@ export { pendingNode } from "./runner/pending.js";
 export { runTask, handOff, handBack, taskGraph, recordedTask } from "./runner/task.js";
 export type { HandOff, RunStreamTurn, TaskContext } from "./runner/task.js";
 export { isDelegation, isTaskStep, taskStream } from "./tools/delegation.js";
-export { replay, explainCall, callSite } from "./replay.js";
-export type { ReplayedCall, BuildGraph, CallSite } from "./replay.js";
+export { replay, rebuildCalls, explainCall, callSite } from "./replay.js";
+export type { ReplayedCall, RebuildOptions, BuildGraph, CallSite } from "./replay.js";
+export { whatIf, whatIfThreads, differenceOf } from "./what-if.js";
+export type { WhatIfCall, WhatIfSummary, RequestDifference, FormChange } from "./what-if.js";
 export { isModelStep } from "./contracts.js";
 export type {
   Tool,

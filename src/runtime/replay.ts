@@ -22,6 +22,14 @@ export interface ReplayedCall {
    * and what the adapter changed; null when the adapter cannot prepare or nothing was rebuilt.
    */
   prepared: PreparedRequest | null;
+  /** Why each shrunk result had its form at the call, as its builder explains it; present when asked for. */
+  explained?: readonly ExplainedForm[];
+}
+
+/** The options of rebuildCalls. */
+export interface RebuildOptions {
+  /** Add each call's `explained` forms (the context builder's explain of the trace before it). Default false. */
+  explain?: boolean;
 }
 
 /** Builds the graph of the turn that an input opened, as an agent's `build` does for its parsed input. */
@@ -76,9 +84,22 @@ export async function replay(
     throw new ValueError(
       "replay takes a catalog and a thread id, or the thread's events and a function that builds a turn's graph.",
     );
-  const agent = await catalog.agentOf(thread);
-  const graphAt: GraphAt = (before, stream) => catalog.graphFor(thread, agent, before, stream);
-  return replayTrace(await catalog.read(thread, agent), graphAt, { threadId: thread, agent });
+  return rebuildCalls(catalog, thread);
+}
+
+/**
+ * Rebuild every model call of a thread of the catalog's store with the catalog's agents: the recorded calls
+ * when the catalog is the one that ran them, what they would have been under a candidate catalog otherwise.
+ * @throws UnknownThreadError when the catalog's store has no thread of that id.
+ */
+export async function rebuildCalls(
+  catalog: AgentCatalog,
+  threadId: string,
+  options: RebuildOptions = {},
+): Promise<ReplayedCall[]> {
+  const agent = await catalog.agentOf(threadId);
+  const graphAt: GraphAt = (before, stream) => catalog.graphFor(threadId, agent, before, stream);
+  return replayTrace(await catalog.read(threadId, agent), graphAt, { threadId, agent }, options.explain ?? false);
 }
 
 /**
@@ -119,6 +140,7 @@ async function replayTrace(
   trace: Trace,
   graphAt: GraphAt,
   ids: Pick<StepContext, "threadId" | "agent">,
+  explain = false,
 ): Promise<ReplayedCall[]> {
   // One graph per turn: each call of a turn is rebuilt on the graph its input opened.
   const graphs = new Map<Input, Promise<Graph>>();
@@ -133,7 +155,14 @@ async function replayTrace(
     const site = await callSite(trace, index, cached, ids);
     const request = site ? site.step.rebuild(site.context).request : null;
     const prepared = request && site?.step.prepare ? await site.step.prepare(request) : null;
-    calls.push({ output, request, matches: request !== null && request.hash === output.requestHash, prepared });
+    const call: ReplayedCall = {
+      output,
+      request,
+      matches: request !== null && request.hash === output.requestHash,
+      prepared,
+    };
+    if (explain) call.explained = site?.step.explain?.(site.context) ?? [];
+    calls.push(call);
   }
   return calls;
 }
