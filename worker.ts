@@ -8,8 +8,8 @@
  *
  * @module soev-agents/worker
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { VersioningBehavior } from "@temporalio/common";
 import { loadClientConnectConfig } from "@temporalio/envconfig";
@@ -22,22 +22,18 @@ import {
   type WorkerOptions,
   type WorkflowBundleOption,
 } from "@temporalio/worker";
-import pg from "pg";
 import { createActivities, type ActivitiesOptions } from "./activities/index.js";
 import { OutsideWorldError, ValueError } from "./src/domain/errors.js";
-import { PostgresTraceStore } from "./src/adapters/stores/postgres.js";
-import { migratePostgres } from "./src/adapters/stores/postgres-schema.js";
-import { SqliteTraceStore } from "./src/adapters/stores/sqlite.js";
+import { storeFromEnvironment } from "./src/adapters/stores/from-environment.js";
 import type { LiveChannel } from "./src/ports/live.js";
 import type { Observer } from "./src/ports/observer.js";
-import type { TraceStore } from "./src/ports/store.js";
 import type { Authorize } from "./src/temporal/authorize.js";
 import type { AgentCatalog } from "./src/runtime/catalog.js";
 import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
 import { SearchAttributeRegistrationError } from "./src/temporal/errors.js";
 import { registerSearchAttributes } from "./src/temporal/search-attributes.js";
 
-export { createActivities };
+export { createActivities, storeFromEnvironment };
 export type { ActivitiesOptions };
 
 /** Where the worker finds Temporal: the connection (address, TLS, API key, gRPC metadata), namespace and task queue. */
@@ -306,20 +302,6 @@ async function registerOrWarn(connection: NativeConnection, namespace: string): 
       `soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`,
     );
   }
-}
-
-/** The trace store the environment names: PostgreSQL at DATABASE_URL, else a SQLite file under SOEV_DATA_DIR (./.data). */
-export async function storeFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<TraceStore> {
-  if (env.DATABASE_URL) {
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL });
-    await migratePostgres(pool);
-    await pool.end();
-    return new PostgresTraceStore({ connectionString: env.DATABASE_URL });
-  }
-  const folder = resolve(env.SOEV_DATA_DIR || ".data");
-  // The trace holds the conversations: a folder only the worker's user can open.
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  return new SqliteTraceStore(join(folder, "soev-agents.sqlite"));
 }
 
 async function main(): Promise<void> {

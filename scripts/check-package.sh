@@ -73,4 +73,8 @@ output="$(cd "$app" && npx --no-install soev-prompts prompt.yaml --model small-m
 grep -q "citing \[1\]" <<<"$output" || fail "soev-prompts did not render the system prompt: $output"
 grep -q "Answer now, briefly." <<<"$output" || fail "soev-prompts did not apply the model layer: $output"
 
+step "the soev-agents CLI"
+output="$(cd "$app" && npx --no-install soev-agents whatif --help)" || fail "soev-agents whatif --help failed."
+grep -q "usage: soev-agents whatif" <<<"$output" || fail "soev-agents whatif printed no usage: $output"
+
 step "passed"
