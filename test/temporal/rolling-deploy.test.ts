@@ -97,12 +97,8 @@ describe("a turn of an agent that no worker has", () => {
       );
       expect(failure?.cause?.type).toBe("UnknownAgentError");
       expect(failure?.cause?.message).toContain('No worker took agent "assistent" within 2 s');
-      // Until then the workflow tasks failed, each naming the agent, and the turn was never opened.
-      const history = await handle.fetchHistory();
-      const failedTasks = (history.events ?? []).filter((event) =>
-        event.workflowTaskFailedEventAttributes?.failure?.message?.includes('No agent "assistent"'),
-      );
-      expect(failedTasks.length).toBeGreaterThan(0);
+      // The turn was never opened. (That the workflow tasks failed meanwhile, naming the agent, the test above shows:
+      // on a loaded machine the first task may come after the 2 s, and fail the turn at once.)
       const description = await handle.describe();
       expect(description.status.name).toBe("FAILED");
       expect(description.closeTime!.getTime() - description.startTime.getTime()).toBeGreaterThanOrEqual(2_000);
