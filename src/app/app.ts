@@ -25,6 +25,7 @@ import {
   type ResolvedLimits,
 } from "./options.js";
 import { ProblemError, problemResponse } from "./problems.js";
+import { healthRoutes } from "./health.js";
 import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
 import { threadRoutes } from "./routes.js";
@@ -153,6 +154,7 @@ export function createApp(options: AppOptions): SoevApp {
       new ProblemError(404, "Not found", `No route ${c.req.method} ${new URL(c.req.url).pathname}: see /openapi.json.`),
     ),
   );
+  healthRoutes(hono, parts);
   threadRoutes(hono, parts);
   requestRoutes(hono, parts);
   playgroundRoutes(hono);
