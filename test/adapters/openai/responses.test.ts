@@ -280,6 +280,12 @@ describe("OpenAIResponsesModel errors", () => {
     server.reply(responseStream(items, { cutAfter: 4 }));
     const cut = await failure(streamed(modelOf(), QUESTION));
     expect(cut).toBeInstanceOf(TransientError);
+    expect((cut as Error).message).toContain("The streamed response of gpt-4.1 broke off");
+    // A stream that ends in good order before response.completed: the output is not whole.
+    server.reply({ chunks: responseStream(items).chunks.slice(0, 4), named: true });
+    const short = await failure(streamed(modelOf(), QUESTION));
+    expect(short).toBeInstanceOf(TransientError);
+    expect((short as Error).message).toContain("ended before the model finished its output");
     server.reply({
       chunks: [{ type: "error", code: "server_error", message: "The server had an error.", sequence_number: 0 }],
       named: true,
