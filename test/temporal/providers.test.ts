@@ -18,6 +18,7 @@ import type { ChatRequest } from "../../src/ports/request.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { replay } from "../../src/runtime/replay.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
+import { workflowIdOf } from "../../src/temporal/contract.js";
 import { startTurn, type TurnHandle } from "../../src/temporal/start-turn.js";
 import { createTurnWorker } from "../../worker.js";
 import {
@@ -29,7 +30,7 @@ import {
 } from "../fixtures/openai-compatible-server.js";
 import { callItem, errorReply, messageItem, reasoningItem, responseStream } from "../fixtures/responses-wire.js";
 import { connectWorker, temporalNamespace, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
-import { sharedBundle, useClientAndStore, type TestStore } from "./harness.js";
+import { historyText, sharedBundle, useClientAndStore, type TestStore } from "./harness.js";
 
 /** What the model does in one call of the tutorial: call search, or answer. */
 type Step = { search: string; callId: string } | { answer: string };
@@ -202,6 +203,9 @@ describe.each([chatWire, responsesWire])("tutorial 2 on Temporal through $name",
       expect(server.requests.map((request) => request.url)).toEqual(SCRIPT.map(() => wire.url));
       const secondInput = JSON.stringify(server.requests[1]!.body);
       if (wire.kept !== null) expect(secondInput).toContain(JSON.stringify(wire.kept));
+      // The encrypted reasoning stays in the trace store: Temporal history holds ids, positions and summaries.
+      const history = await historyText(temporal.client, workflowIdOf(run.threadId));
+      expect(history).not.toContain("enc-0");
 
       const calls = await replay(run.catalog, run.threadId);
       expect(calls.map((call) => call.matches)).toEqual([true, true, true, true]);
