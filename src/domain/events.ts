@@ -105,6 +105,12 @@ export interface ModelOutput extends Event {
   usage: Usage | null;
   promptCharacters: number | null;
   requestHash: string | null;
+  /**
+   * What the provider asks to be sent back with this output in a later request, keyed by the adapter that wrote
+   * it (OpenAI Responses: its reasoning items with their encrypted content, and its output items' ids). Another
+   * adapter leaves it alone. Absent when the adapter keeps nothing.
+   */
+  providerData?: Record<string, JsonValue>;
 }
 /** One output of the model: text without markers, the markers, tool calls, reasoning and call facts. */
 export const ModelOutput = eventType<ModelOutput, Partial<Omit<ModelOutput, keyof EventHeader>>>(
@@ -128,6 +134,7 @@ export const ModelOutput = eventType<ModelOutput, Partial<Omit<ModelOutput, keyo
       .default(null),
     promptCharacters: z.number().int().nullable().default(null),
     requestHash: z.string().nullable().default(null),
+    providerData: z.record(z.string(), z.json()).optional(),
   }),
   Event,
   "model",

@@ -19,6 +19,8 @@ export interface AssistantMessage {
   toolCalls: ToolCall[];
   /** The reasoning, when the context sends it back, else null. An adapter whose API has no field for it drops it. */
   reasoning: string | null;
+  /** The recorded output's providerData (ModelOutput.providerData): what its adapter reads back. Absent when none. */
+  providerData?: Record<string, JsonValue>;
 }
 /** The result of one tool call, sent back to the model. */
 export interface ToolResult {
@@ -63,12 +65,14 @@ export const UserMessage = (content: string | ContentPart[]): UserMessage => ({ 
 /** Make an assistant message. */
 export const AssistantMessage = (
   content: string,
-  options: { toolCalls?: ToolCall[]; reasoning?: string | null } = {},
+  options: { toolCalls?: ToolCall[]; reasoning?: string | null; providerData?: Record<string, JsonValue> } = {},
 ): AssistantMessage => ({
   role: "assistant",
   content,
   toolCalls: options.toolCalls ?? [],
   reasoning: options.reasoning ?? null,
+  // Only when given: a message without it hashes as before the field existed.
+  ...(options.providerData === undefined ? {} : { providerData: options.providerData }),
 });
 /** Make a tool result. */
 export const ToolResult = (toolCallId: string, content: string): ToolResult => ({ role: "tool", toolCallId, content });

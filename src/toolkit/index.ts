@@ -35,6 +35,8 @@ export {
   CompactionError,
 } from "./context/errors.js";
 export { ModelLimits, Tokens, Share, DEFAULT_LIMITS } from "./context/limits.js";
+export { KNOWN_LIMITS, knownLimits, limitsOfModel, modelFamilyName } from "./context/known-limits.js";
+export type { KnownLimits } from "./context/known-limits.js";
 export type { Threshold, ModelLimitsOptions, MeasuredPrompt } from "./context/limits.js";
 export {
   Form,

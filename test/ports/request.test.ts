@@ -69,6 +69,19 @@ describe("ChatRequest.hash", () => {
     expect(new ChatRequest(messages(), [SEARCH]).hash).toBe(request.hash);
   });
 
+  it("covers an assistant message's providerData, and a message without it hashes as before the field", () => {
+    const plain = AssistantMessage("Done.");
+    const kept = AssistantMessage("Done.", { providerData: { "openai-responses": { model: "gpt-5", items: [] } } });
+    expect(Object.keys(plain)).not.toContain("providerData");
+    const withData = new ChatRequest([kept]);
+    expect(withData.hash).not.toBe(new ChatRequest([plain]).hash);
+    const canonical = canonicalJson({
+      messages: [{ class: "AssistantMessage", ...(({ role: _role, ...fields }) => fields)(kept) }],
+      tools: [],
+    });
+    expect(withData.hash).toBe(createHash("sha256").update(canonical).digest("hex"));
+  });
+
   it("does not depend on the key order of tool parameters or call arguments", () => {
     const one = new ChatRequest(
       [AssistantMessage("", { toolCalls: [{ id: "c", name: "t", arguments: { a: 1, b: { x: [1, 2], y: null } } }] })],

@@ -45,6 +45,8 @@ export interface MeasuredPrompt {
 export interface ModelLimitsOptions {
   /** The most tokens one call can send and receive together. */
   window: Tokens;
+  /** The most tokens one call can write, where the model has such a limit apart from its window. Default none. */
+  output?: Tokens | null;
   /** The average characters in one token; low on purpose so the estimate counts more tokens than there are. Default 3.0. */
   charactersPerToken?: number;
 }
@@ -52,12 +54,17 @@ export interface ModelLimitsOptions {
 /** What one model accepts. The framework uses no tokenizer: it estimates tokens from characters. */
 export class ModelLimits {
   readonly window: Tokens;
+  /** The most tokens one call can write, or null when only the window bounds it. */
+  readonly output: Tokens | null;
   readonly charactersPerToken: number;
 
   constructor(options: ModelLimitsOptions) {
     this.window = options.window;
+    this.output = options.output ?? null;
     this.charactersPerToken = options.charactersPerToken ?? 3.0;
     if (!(this.window instanceof Tokens)) throw new ValueError("window must be Tokens, such as new Tokens(128_000).");
+    if (this.output !== null && !(this.output instanceof Tokens))
+      throw new ValueError("output must be Tokens, such as new Tokens(16_384), or null.");
     if (!(this.charactersPerToken > 0))
       throw new ValueError(`charactersPerToken must be above 0, not ${this.charactersPerToken}.`);
   }
@@ -84,5 +91,8 @@ export class ModelLimits {
   }
 }
 
-/** The default limits of a ReActConfig: a window of 32,000 tokens, which fits most models. */
+/**
+ * The limits of a model that the known limits (limitsOfModel) do not name: a window of 32,000 tokens, which fits
+ * most models. A ReActConfig that gives no limits takes its turn's model's known limits, else these.
+ */
 export const DEFAULT_LIMITS = new ModelLimits({ window: new Tokens(32_000) });

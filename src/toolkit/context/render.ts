@@ -126,7 +126,8 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
       const shown = rendering.shownCall(calls[index]!);
       if (shown !== calls[index]) (toolCalls === calls ? (toolCalls = calls.slice()) : toolCalls)[index] = shown;
     }
-    return [AssistantMessage(content, { toolCalls })];
+    const providerData = output.providerData;
+    return [AssistantMessage(content, providerData === undefined ? { toolCalls } : { toolCalls, providerData })];
   }
   if (kind.result) {
     const output = event as ToolOutput;

@@ -138,6 +138,7 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
     const config = this.configFor(resources, turn, model);
     this.checkDefaults(config, turn);
     const modelName = config.model.resolve(model);
+    const limits = config.limitsFor(modelName);
     // A prompt file gives the texts of the turn's model: its system template and its tools' texts.
     const prompt = config.prompt instanceof PromptFile ? config.prompt.forModel(modelName) : config.prompt;
     const supplied = prompt instanceof Prompts ? prompt.described(config.tools) : config.tools;
@@ -154,9 +155,9 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
       tools: offered.map((tool) => tool.def()),
       budget,
       citations: config.citations,
-      limits: config.limits,
+      limits,
     });
-    const step = config.context.wrap(new LlmStep({ builder, model: config.model, modelName: model }), config.limits);
+    const step = config.context.wrap(new LlmStep({ builder, model: config.model, modelName: model }), limits);
     return new Graph()
       .addNode(MODEL_NODE, step)
       .addNode(

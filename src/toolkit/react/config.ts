@@ -2,6 +2,7 @@
 import type { ChatModel } from "../../ports/model.js";
 import { BUDGET_DEFAULTS } from "../../runtime/budget.js";
 import type { CitationStrategy, Tool } from "../../runtime/contracts.js";
+import { limitsOfModel } from "../context/known-limits.js";
 import { DEFAULT_LIMITS, type ModelLimits } from "../context/limits.js";
 import { MessageBuilder } from "../context/message-builder.js";
 import { elementsThenText, type RenderTurn } from "../inputs/render.js";
@@ -28,7 +29,10 @@ export interface ReActConfigOptions<T = any> {
   model: ChatModel;
   /** The system prompt: a text, a PromptFile, or a function of the parsed turn and the example citation. */
   prompt: PromptSetting<T>;
-  /** What the model accepts. Default: a window of 32,000 tokens (DEFAULT_LIMITS). */
+  /**
+   * What the model accepts. Default: those of the turn's model in the known limits (limitsOfModel: GPT-4.1 a
+   * window of 1,047,576 tokens, Claude Sonnet 4.5 200,000), else a window of 32,000 tokens (DEFAULT_LIMITS).
+   */
   limits?: ModelLimits;
   /** What each model call receives. Default: a MessageBuilder with the default ContextPolicy. */
   context?: ContextStrategy;
@@ -137,13 +141,18 @@ export class ReActConfig<T = any> {
       this.declared ?? Object.freeze(this.tools.map((tool) => new ToolDeclaration({ name: tool.name })));
   }
 
+  /** The limits of a turn on `model`: the config's own, or when it keeps the default, the model's known limits. */
+  limitsFor(model: string): ModelLimits {
+    return this.keepsDefault("limits") ? limitsOfModel(model) : this.limits;
+  }
+
   /** The config itself, or a new config of these settings. */
   static from<T>(config: ReActConfig<T> | ReActConfigOptions<T>): ReActConfig<T> {
     return config instanceof ReActConfig ? config : new ReActConfig(config);
   }
 
   /** Whether a setting keeps its default. */
-  keepsDefault(setting: "renderInput" | "toolStates"): boolean {
+  keepsDefault(setting: "renderInput" | "toolStates" | "limits"): boolean {
     return this[setting] === REACT_DEFAULTS[setting];
   }
 }

@@ -12,10 +12,13 @@ import {
   CompactingStep,
   ContextFullError,
   ContextPolicy,
+  DEFAULT_LIMITS,
   MessageBuilder,
+  ModelLimits,
   ReActAgent,
   ReActConfig,
   Text,
+  Tokens,
 } from "../../../src/toolkit/index.js";
 import { Passage } from "../../../examples/tutorials/02-citations/tools.js";
 
@@ -39,16 +42,16 @@ function agentOn(model: ScriptedModel): ReActAgent {
   });
 }
 
-/** Four turns, each reading one page and answering. */
-async function fourTurns() {
+/** Four turns, each reading one page and answering, on the model `modelName` (the Input's). */
+async function fourTurns(modelName = "scripted") {
   const model = new ScriptedModel(
     [1, 2, 3, 4].flatMap((page) => [{ toolCalls: [{ name: "read", arguments: { page } }] }, `Page ${page} read.`]),
   );
   const agent = agentOn(model);
   const catalog = new AgentCatalog(new InMemoryTraceStore(), { assistant: agent }, { version: "test" });
-  const [thread] = await catalog.open("assistant", Input({ payload: "Read page 1.", model: "scripted" }));
+  const [thread] = await catalog.open("assistant", Input({ payload: "Read page 1.", model: modelName }));
   let trace = await thread.resume();
-  for (const page of [2, 3, 4]) trace = await thread.send(Input({ payload: `Read page ${page}.`, model: "scripted" }));
+  for (const page of [2, 3, 4]) trace = await thread.send(Input({ payload: `Read page ${page}.`, model: modelName }));
   return { agent, model, trace };
 }
 
@@ -70,6 +73,21 @@ describe("the default context of a ReActConfig", () => {
     // The last request shows the newest two pages whole and the older two without their text.
     const sent = model.requests.at(-1)!.messages.filter((message) => message.role === "tool");
     expect(sent.map((message) => String(message.content).includes(PAGE))).toEqual([false, false, true, true]);
+  });
+
+  it("takes the known limits of the turn's model: on a 200,000-token window nothing of the same thread is shrunk", async () => {
+    const { agent, model, trace } = await fourTurns("anthropic:claude-sonnet-4-5");
+    expect(await agent.explain(trace, trace.byType(ModelOutput).at(-1)!)).toEqual([]);
+    const sent = model.requests.at(-1)!.messages.filter((message) => message.role === "tool");
+    expect(sent.map((message) => String(message.content).includes(PAGE))).toEqual([true, true, true, true]);
+  });
+
+  it("keeps limits the config gives, whatever the turn's model", async () => {
+    const config = new ReActConfig({ model: new ScriptedModel([]), prompt: "Answer.", limits: DEFAULT_LIMITS });
+    expect(config.limitsFor("claude-sonnet-4-5").window.count).toBe(200_000);
+    const small = new ModelLimits({ window: new Tokens(32_000) });
+    const own = new ReActConfig({ model: new ScriptedModel([]), prompt: "Answer.", limits: small });
+    expect(own.limitsFor("claude-sonnet-4-5")).toBe(small);
   });
 
   it("does not compact, and refuses a call whose prompt leaves less than the output reserve, before the model is called", async () => {
