@@ -6,12 +6,13 @@
  *
  * Env: PORT (default 3000), SOEV_API_KEYS ("key=principal,..."; default "dev-key=dev"), TEMPORAL_ADDRESS,
  * TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_UI, DATABASE_URL or SOEV_DATA_DIR (as the worker),
- * TEMPORAL_CLI_PATH (the dev server's binary; else the SDK finds or downloads one).
+ * TEMPORAL_CLI_PATH (the dev server's binary; else examples/temporal-cli.ts finds one or the SDK downloads it).
  */
 import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { exampleCatalog } from "./examples/catalog.js";
+import { startWithTemporalCli, TemporalCliMissingError } from "./examples/temporal-cli.js";
 import { chooseModel } from "./examples/tutorials/model.js";
 import { InProcessLiveChannel } from "./src/adapters/live/in-process.js";
 import { createApp } from "./src/app/app.js";
@@ -40,15 +41,17 @@ async function main(): Promise<void> {
   let temporalUi = process.env.TEMPORAL_UI || "http://localhost:8233";
   if (!process.env.TEMPORAL_ADDRESS) {
     console.log("Starting a Temporal dev server (set TEMPORAL_ADDRESS to use your own)...");
-    const cli = process.env.TEMPORAL_CLI_PATH;
-    environment = await TestWorkflowEnvironment.createLocal({
-      server: {
-        ...(cli ? { executable: { type: "existing-path" as const, path: cli } } : {}),
-        namespace: settings.namespace,
-        searchAttributes: [...SOEV_SEARCH_ATTRIBUTES],
-        ui: true,
-        log: { format: "pretty", level: "warn" },
-      },
+    environment = await startWithTemporalCli({
+      start: (executable) =>
+        TestWorkflowEnvironment.createLocal({
+          server: {
+            executable,
+            namespace: settings.namespace,
+            searchAttributes: [...SOEV_SEARCH_ATTRIBUTES],
+            ui: true,
+            log: { format: "pretty", level: "warn" },
+          },
+        }),
     });
     address = environment.address;
     const [host, serverPort] = address.split(":");
@@ -96,6 +99,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(error instanceof TemporalCliMissingError ? error.message : error);
   process.exit(1);
 });

@@ -6,15 +6,12 @@
  */
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
-import { Failure, type Request } from "../src/domain/events.js";
-import { deadlineOf } from "../src/domain/requests.js";
+import { Failure } from "../src/domain/events.js";
 import { AnswerRefusedError, expireRequest as expire, recordAnswer as record } from "../src/runtime/runner/requests.js";
 import {
-  shortened,
   type AnswerResult,
   type ExpiredRequest,
   type ExpireRequestArgument,
-  type PendingRequest,
   type RecordAnswerArgument,
 } from "../src/temporal/contract.js";
 import { reported } from "./failures.js";
@@ -56,26 +53,4 @@ export async function expireRequest(access: TurnAccess, argument: ExpireRequestA
       },
     };
   }, Context.current().cancellationSignal);
-}
-
-/**
- * A waiting request as the workflow holds it: small, with the time left until its deadline. In idsOnly
- * mode its text names the kind and the tool only (the question and the call's arguments stay in the trace).
- */
-export function pendingOf(request: Request, idsOnly = false): PendingRequest {
-  const deadline = deadlineOf(request);
-  const tool = request.tool === null ? "" : ` of ${request.tool}`;
-  const withheld = request.kind === "approval" ? `Approve a call${tool}.` : `A question${tool}.`;
-  return {
-    requestId: request.requestId,
-    kind: request.kind,
-    text: idsOnly ? withheld : shortened(request.text, 400),
-    stream: request.stream,
-    schema: request.schema,
-    callId: request.callId,
-    tool: request.tool,
-    deadlineMs: deadline === null ? null : Math.max(0, deadline - Date.now()),
-    deadline: deadline === null ? null : new Date(deadline).toISOString(),
-    hasDefault: request.defaultAnswer !== null,
-  };
 }

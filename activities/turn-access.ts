@@ -16,7 +16,7 @@ import { readTrace, type Recorder } from "../src/runtime/runner/work.js";
 import { taskGraph } from "../src/runtime/runner/task.js";
 import type { Authorize } from "../src/temporal/authorize.js";
 import { waitingRequests } from "../src/runtime/runner/requests.js";
-import { pendingOf } from "./requests.js";
+import { pendingOf } from "./pending-request.js";
 import type { PlannedWork, TurnLease, TurnScope } from "../src/temporal/contract.js";
 
 /** What the activities run with. */

@@ -27,7 +27,7 @@ step "npm pack (prepack builds dist/)"
 tarball="$scratch/$(cd "$root" && npm pack --silent --pack-destination "$scratch" | tail -n 1)"
 [ -f "$tarball" ] || fail "npm pack made no tarball."
 listing="$(tar -tzf "$tarball")"
-for wanted in package/package.json package/README.md package/dist/src/index.js package/dist/src/index.d.ts \
+for wanted in package/package.json package/README.md package/LICENSE package/CHANGELOG.md package/dist/src/index.js package/dist/src/index.d.ts \
   package/dist/worker.js package/dist/workflows/index.js package/dist/src/toolkit/prompts/cli.js; do
   grep -qx "$wanted" <<<"$listing" || fail "the tarball lacks $wanted."
 done
@@ -35,6 +35,14 @@ if grep -E '^package/(test|scripts|bench|\.ci|src|workflows|activities|node_modu
   fail "the tarball holds the files above, which are not for users."
 fi
 echo "$(wc -l <<<"$listing") files in $(basename "$tarball")"
+
+step "npm publish --dry-run"
+# What `npm publish` would upload, without credentials (npm only warns that no one is logged in). The pack
+# above built dist/, so --ignore-scripts skips a second build (and prepare).
+published="$(cd "$root" && npm publish --dry-run --ignore-scripts 2>&1)" || { echo "$published" >&2; fail "npm publish --dry-run failed."; }
+for wanted in "+ soev-agents@" "dist/src/index.js" "LICENSE" "CHANGELOG.md"; do
+  grep -qF "$wanted" <<<"$published" || { echo "$published" >&2; fail "npm publish --dry-run does not show $wanted."; }
+done
 
 step "npm install of the tarball into a scratch app"
 app="$scratch/app"

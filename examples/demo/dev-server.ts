@@ -1,88 +1,37 @@
-/** A local Temporal dev server for the demo: the CLI the project provisions, its data in a file, its UI on. */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+/** A local Temporal dev server for the demo: the CLI examples/temporal-cli.ts finds, its data in a file, its UI on. */
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { delimiter, join } from "node:path";
-import { promisify } from "node:util";
 import { Connection } from "@temporalio/client";
+import { TestWorkflowEnvironment } from "@temporalio/testing";
+import { startWithTemporalCli } from "../temporal-cli.js";
 
-/** A running dev server: where it listens, its process, and how to stop it. */
+export { TemporalCliMissingError } from "../temporal-cli.js";
+
+/** A running dev server: where it listens, its process when the demo started it itself, and how to stop it. */
 export interface DevServer {
   address: string;
   uiUrl: string;
-  pid: number;
+  /** The server's process id; null for the SDK's downloaded server, whose process the SDK keeps. */
+  pid: number | null;
   stop(): Promise<void>;
 }
 
-/** No Temporal CLI was found: the message is one line that says how to get one. */
-export class TemporalCliMissingError extends Error {
-  override name = "TemporalCliMissingError";
-}
-
-/** The ways to get the CLI, in the one line the demo prints when it has none. */
-const GET_THE_CLI =
-  "The demo needs the Temporal CLI to start a dev server: install it (https://docs.temporal.io/cli, or `brew install temporal`), " +
-  "run `bash scripts/provision-temporal.sh` (builds it with Go), set TEMPORAL_CLI_PATH to a `temporal` binary, " +
-  "or set TEMPORAL_ADDRESS to a running Temporal server.";
-
-/** The Temporal CLI: $TEMPORAL_CLI_PATH, `temporal` on PATH, or the one scripts/provision-temporal.sh finds or builds. */
-export async function temporalCli(): Promise<string> {
-  const given = process.env.TEMPORAL_CLI_PATH;
-  if (given) {
-    if (!isExecutable(given))
-      throw new TemporalCliMissingError(`TEMPORAL_CLI_PATH=${given} is not an executable file. ${GET_THE_CLI}`);
-    return given;
-  }
-  const onPath = (process.env.PATH ?? "")
-    .split(delimiter)
-    .map((folder) => join(folder, "temporal"))
-    .find(isExecutable);
-  if (onPath) return onPath;
-  try {
-    const { stdout } = await promisify(execFile)(
-      "bash",
-      [join(import.meta.dirname, "../../scripts/provision-temporal.sh")],
-      { maxBuffer: 1 << 20 },
-    );
-    const found = stdout.trim().split("\n").at(-1) ?? "";
-    if (isExecutable(found)) return found;
-  } catch {
-    // The script says why on its stderr; the line below says what to do.
-  }
-  throw new TemporalCliMissingError(GET_THE_CLI);
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** Start `temporal server start-dev` (on 7233 and 8233 when free), persisting to `dbFile`, and wait until it answers. */
+/** Start a dev server (on 7233 and 8233 when free) persisting to `dbFile`; resolves once it answers. */
 export async function startDevServer(dbFile: string): Promise<DevServer> {
   const [port, uiPort] = [await freePort(7233), await freePort(8233)];
-  const cli = await temporalCli();
-  const server: ChildProcess = spawn(
-    cli,
-    [
-      "server",
-      "start-dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--ui-port",
-      String(uiPort),
-      "--db-filename",
-      dbFile,
-      "--log-level",
-      "error",
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
+  return startWithTemporalCli<DevServer>({
+    start: (executable) =>
+      executable.type === "existing-path"
+        ? spawnServer(executable.path, dbFile, port, uiPort)
+        : downloadedServer(dbFile, port, uiPort),
+  });
+}
+
+/** `temporal server start-dev` as a child of the demo, so the demo knows its pid and stops it on a signal. */
+async function spawnServer(cli: string, dbFile: string, port: number, uiPort: number): Promise<DevServer> {
+  const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--ui-port", String(uiPort)];
+  args.push("--db-filename", dbFile, "--log-level", "error");
+  const server: ChildProcess = spawn(cli, args, { stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
   const address = `127.0.0.1:${port}`;
   await waitUntilAnswering(address, exited);
@@ -94,6 +43,27 @@ export async function startDevServer(dbFile: string): Promise<DevServer> {
       server.kill("SIGTERM");
       await exited;
     },
+  };
+}
+
+/** The dev server the Temporal SDK downloads and runs (the same options, through TestWorkflowEnvironment). */
+async function downloadedServer(dbFile: string, port: number, uiPort: number): Promise<DevServer> {
+  const environment = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: "cached-download" },
+      ip: "127.0.0.1",
+      port,
+      ui: true,
+      uiPort,
+      dbFilename: dbFile,
+      log: { format: "pretty", level: "error" },
+    },
+  });
+  return {
+    address: environment.address,
+    uiUrl: `http://127.0.0.1:${uiPort}`,
+    pid: null,
+    stop: () => environment.teardown(),
   };
 }
 

@@ -54,7 +54,7 @@ export async function demo(options: DemoOptions = {}): Promise<TurnResult[]> {
   if (!given) {
     step(`Starting a local Temporal dev server (its data in ${join(dataDir, "temporal.db")}) ...`);
     server = await startDevServer(join(dataDir, "temporal.db"));
-    step(`Temporal dev server running (pid ${server.pid})`);
+    step(`Temporal dev server running${server.pid === null ? "" : ` (pid ${server.pid})`}`);
   }
   const address = server?.address ?? given!;
   const uiUrl = server?.uiUrl ?? options.uiUrl ?? process.env.TEMPORAL_UI_URL ?? "http://localhost:8233";
