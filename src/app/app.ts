@@ -4,7 +4,6 @@
  * route needs an API key; errors are problem details; the OpenAPI 3.1 document is at /openapi.json.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Client } from "@temporalio/client";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -12,43 +11,18 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { InProcessLiveChannel } from "../adapters/live/in-process.js";
 import { SoevError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
-import type { AgentCatalog } from "../runtime/catalog.js";
 import { InputDeniedError, UnknownThreadError } from "../runtime/errors.js";
-import type { Authorize } from "../temporal/authorize.js";
-import { DEFAULT_TASK_QUEUE, type TurnSettings } from "../temporal/contract.js";
+import { DEFAULT_TASK_QUEUE } from "../temporal/contract.js";
 import { TurnRunningError } from "../temporal/errors.js";
-import {
-  checkedLimits,
-  DEFAULT_TEMPORAL_UI,
-  type AppOptions,
-  type PrincipalOf,
-  type ResolvedLimits,
-} from "./options.js";
+import { checkedLimits, DEFAULT_TEMPORAL_UI, type AppOptions, type PrincipalOf } from "./options.js";
+import type { AppEnv, AppParts } from "./app-parts.js";
 import { ProblemError, problemResponse } from "./problems.js";
 import { healthRoutes } from "./health.js";
 import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
 import { threadRoutes } from "./routes.js";
 
-/** What every route of the app can read from its context: the principal of the request's API key. */
-export interface AppEnv {
-  Variables: { principal: string };
-}
-
-/** The parts of an app that its routes share. */
-export interface AppParts {
-  client: Client;
-  catalog: AgentCatalog;
-  live: LiveChannel;
-  authorize: Authorize;
-  taskQueue: string;
-  defaultModel: string | null;
-  settings: TurnSettings | undefined;
-  temporalUi: string | null;
-  limits: ResolvedLimits;
-  /** Aborts when the app closes: open event streams end. */
-  closing: AbortSignal;
-}
+export type { AppEnv, AppParts } from "./app-parts.js";
 
 /** The app createApp makes. */
 export interface SoevApp {

@@ -4,7 +4,7 @@
  * "ok" or what failed to answer.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv, AppParts } from "./app.js";
+import type { AppEnv, AppParts } from "./app-parts.js";
 
 /** How long readiness waits for each dependency before it counts it as not answering. */
 const CHECK_MS = 2_000;

@@ -12,7 +12,7 @@ import type { Trace } from "../domain/trace.js";
 import { AnswerRefusedError, threadRequests } from "../runtime/runner/requests.js";
 import { NoTurnError } from "../temporal/errors.js";
 import { answerRequest } from "../temporal/requests.js";
-import type { AppEnv, AppParts } from "./app.js";
+import type { AppEnv, AppParts } from "./app-parts.js";
 import { ProblemError, problemContent } from "./problems.js";
 import { body, json, ownedThread, refusals, turnRunning } from "./routes.js";
 import { AnswerBody, Answered, PendingRequestView, RequestList, RequestParam, ThreadIdParam } from "./schemas.js";

@@ -10,7 +10,7 @@ import { accepted } from "../runtime/agent.js";
 import { UnknownThreadError } from "../runtime/errors.js";
 import { workflowIdOf } from "../temporal/contract.js";
 import { startTurn } from "../temporal/start-turn.js";
-import type { AppEnv, AppParts } from "./app.js";
+import type { AppEnv, AppParts } from "./app-parts.js";
 import { followThread } from "./follow.js";
 import { ProblemError, problemContent, threadNotFound } from "./problems.js";
 import {

@@ -12,7 +12,6 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const KNOWN_GROUPS: readonly (readonly string[])[] = [
   ["src/runtime/contracts.ts", "src/runtime/graph.ts", "src/runtime/tools/execute.ts"],
   ["src/runtime/catalog.ts", "src/runtime/thread.ts"],
-  ["src/app/app.ts", "src/app/playground/page.ts", "src/app/requests.ts", "src/app/routes.ts"],
   // The context core's rewrite (issue 55) moves ContextDraft's shape out of context-draft.ts.
   ["src/toolkit/context/context-draft.ts", "src/toolkit/context/form-plan.ts", "src/toolkit/context/thread-cache.ts"],
   // A value cycle: the template engine's rewrite removes it.

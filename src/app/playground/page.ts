@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-parts.js";
 import { ProblemError } from "../problems.js";
 
 /** The page: its controls are labelled, its regions named; the script fills them. */
