@@ -32,7 +32,7 @@ describe("AesGcmCodec", () => {
     expect(new TextDecoder().decode(payload.metadata!.encoding)).toBe(ENCRYPTED_ENCODING);
     expect(Buffer.from(payload.data!).toString("utf8")).not.toContain("pelican");
     const [back] = await codec.decode([payload]);
-    expect(new TextDecoder().decode(back!.data)).toBe('"Where does the pelican nest?"');
+    expect(new TextDecoder().decode(back!.data!)).toBe('"Where does the pelican nest?"');
     expect(new TextDecoder().decode(back!.metadata!.encoding)).toBe("json/plain");
   });
 
@@ -70,6 +70,6 @@ describe("AesGcmCodec", () => {
     const strict = new AesGcmCodec({ keyId: "k1", keys: { k1: key }, strict: true });
     await expect(strict.decode([plain])).rejects.toThrow(/not encrypted, and this AesGcmCodec is strict/);
     const [back] = await strict.decode([await sealed()]);
-    expect(new TextDecoder().decode(back!.data)).toBe('"Where does the pelican nest?"');
+    expect(new TextDecoder().decode(back!.data!)).toBe('"Where does the pelican nest?"');
   });
 });
