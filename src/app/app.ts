@@ -7,6 +7,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Client } from "@temporalio/client";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { InProcessLiveChannel } from "../adapters/live/in-process.js";
@@ -24,6 +25,7 @@ import {
   type PrincipalOf,
   type ResolvedLimits,
 } from "./options.js";
+import { hostCheck, LOOPBACK_HOSTS } from "./hosts.js";
 import { ProblemError, problemResponse } from "./problems.js";
 import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
@@ -125,6 +127,8 @@ export function createApp(options: AppOptions): SoevApp {
       await request(headers, () => next());
     });
   }
+  hono.use("*", secureHeaders(SECURE_HEADERS));
+  if (options.hosts !== null) hono.use("*", hostCheck(options.hosts ?? LOOPBACK_HOSTS));
   hono.use("/threads", authentication(options.principalOf));
   hono.use("/threads/*", authentication(options.principalOf));
   hono.use("/agents", authentication(options.principalOf));
@@ -178,6 +182,24 @@ export function createApp(options: AppOptions): SoevApp {
     },
   };
 }
+
+// The playground loads its script and style from the app and talks only to it; nothing may frame it. HSTS
+// is the TLS proxy's to send: the app itself speaks plain HTTP.
+const SECURE_HEADERS: NonNullable<Parameters<typeof secureHeaders>[0]> = {
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", "data:"],
+    connectSrc: ["'self'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+  xFrameOptions: "DENY",
+  xContentTypeOptions: "nosniff",
+  strictTransportSecurity: false,
+};
 
 /** The API key check: the principal of `Authorization: Bearer <key>`, else 401. */
 function authentication(principalOf: PrincipalOf): MiddlewareHandler<AppEnv> {
