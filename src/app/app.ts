@@ -13,6 +13,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { InProcessLiveChannel } from "../adapters/live/in-process.js";
 import { SoevError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
+import { scrubSecrets } from "../ports/secrets.js";
 import type { AgentCatalog } from "../runtime/catalog.js";
 import { InputDeniedError, UnknownThreadError } from "../runtime/errors.js";
 import type { Authorize } from "../temporal/authorize.js";
@@ -26,6 +27,7 @@ import {
   type ResolvedLimits,
 } from "./options.js";
 import { hostCheck, LOOPBACK_HOSTS } from "./hosts.js";
+import { jsonDepthCheck } from "./json-depth.js";
 import { ProblemError, problemResponse } from "./problems.js";
 import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
@@ -150,6 +152,7 @@ export function createApp(options: AppOptions): SoevApp {
         ),
     }),
   );
+  hono.use("*", jsonDepthCheck());
   hono.onError((error, c) => problemResponse(c, problemOf(error)));
   hono.notFound((c) =>
     problemResponse(
@@ -245,7 +248,8 @@ function problemOf(error: unknown): ProblemError {
   if (error instanceof UnknownThreadError) return new ProblemError(404, "Not found", error.message);
   if (error instanceof SoevError && error.fault === "caller")
     return new ProblemError(400, "Bad request", error.message);
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // The outside world's errors may quote a key: the detail is scrubbed as every recorded error is.
+  const message = scrubSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return new ProblemError(
     500,
     "Internal error",
