@@ -16,7 +16,12 @@ const DECLARED_ELEMENT = Symbol("soev-agents.input-element");
  *
  * @example
  * ```ts
- * const AskAbout = z.strictObject({ text: z.string(), attached: z.array(InputElement(Passage)).default([]) });
+ * import { z } from "zod";
+ * import { sourceType } from "soev-agents/domain";
+ * import { InputElement } from "soev-agents/runtime";
+ *
+ * const Passage = sourceType("passage");
+ * export const AskAbout = z.strictObject({ text: z.string(), attached: z.array(InputElement(Passage)).default([]) });
  * ```
  */
 export function InputElement<T extends Element>(type: ElementType<T, any>): z.ZodType<T> {
