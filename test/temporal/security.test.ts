@@ -21,7 +21,7 @@ import { ValueError } from "../../src/domain/errors.js";
 import { ToolOutput } from "../../src/domain/events.js";
 import { tool } from "../../src/runtime/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
-import { bundleTurnWorkflows } from "../../worker.js";
+import { bundleTurnWorkflows, createTurnWorker } from "../../worker.js";
 import { z } from "zod";
 import { TURN_WORKFLOW, workflowIdOf, type TurnArgument, type TurnResult } from "../../src/temporal/contract.js";
 import { startTurn, type StartTurnOptions } from "../../src/temporal/start-turn.js";
@@ -124,6 +124,45 @@ describe("what reaches Temporal history", () => {
       expect(summaries).toContain('"tool search"');
       for (const summary of summaries) expect(summary).not.toContain(SECRET);
     });
+  });
+
+  it("in idsOnly forced by the worker: no user text in activity summaries or the result, whatever the starter asked", async () => {
+    const catalog = new AgentCatalog(store.store, { assistant: assistant(scripted()) }, { version: "ids-only" });
+    const taskQueue = uniqueTaskQueue("ids-only");
+    const connection = await connectWorker();
+    try {
+      const options = { catalog, connection, namespace: temporalNamespace(), taskQueue, idsOnly: true };
+      await expect(createTurnWorker({ ...options, workflowBundle: await sharedBundle() })).rejects.toThrow(
+        /forces idsOnly, but its workflowBundle was made without it/,
+      );
+      const worker = await createTurnWorker({
+        ...options,
+        workflowBundle: await bundleTurnWorkflows({ idsOnly: true }),
+      });
+      await worker.runUntil(async () => {
+        const turn = await startTurn(temporal.client, turnOptions(taskQueue, { settings: { idsOnly: false } }));
+        const result = await turn.result();
+        expect(result).toMatchObject({ answer: "", truncated: true, citations: [] });
+        const history = await temporal.client.workflow.getHandle(turn.workflowId).fetchHistory();
+        const summaries = (history.events ?? []).flatMap((event) =>
+          event.activityTaskScheduledEventAttributes && event.userMetadata?.summary?.data
+            ? [Buffer.from(event.userMetadata.summary.data).toString("utf8")]
+            : [],
+        );
+        expect(summaries).toContain('"tool search"');
+        expect(summaries.join("\n")).not.toContain(SECRET);
+        const completed = (history.events ?? []).flatMap((event) =>
+          event.activityTaskCompletedEventAttributes?.result?.payloads
+            ? event.activityTaskCompletedEventAttributes.result.payloads.map((payload) =>
+                Buffer.from(payload.data ?? new Uint8Array()).toString("utf8"),
+              )
+            : [],
+        );
+        expect(completed.join("\n")).not.toContain(SECRET);
+      });
+    } finally {
+      await connection.close();
+    }
   });
 
   it("escapes the user's markdown in the turn's details", async () => {
