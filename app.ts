@@ -4,7 +4,9 @@
  * on the offline demo model, or OpenAI when OPENAI_API_KEY is set), and the app, streaming through the
  * in-process live channel. It prints the URL and a curl example; Ctrl-C stops it all.
  *
- * Env: PORT (default 3000), SOEV_API_KEYS ("key=principal,..."; default "dev-key=dev"), TEMPORAL_ADDRESS,
+ * Env: PORT (default 3000), HOST (the address it listens on, default 127.0.0.1), SOEV_API_KEYS
+ * ("key=principal,..."; default "dev-key=dev", refused unless HOST is loopback), SOEV_APP_HOSTS (host
+ * names it answers to besides localhost, 127.0.0.1 and [::1], such as "app.example.com"), TEMPORAL_ADDRESS,
  * TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_UI, DATABASE_URL or SOEV_DATA_DIR (as the worker),
  * TEMPORAL_CLI_PATH (the dev server's binary; else examples/temporal-cli.ts finds one or the SDK downloads it).
  */
@@ -17,25 +19,14 @@ import { chooseModel } from "./examples/tutorials/model.js";
 import { InProcessLiveChannel } from "./src/adapters/live/in-process.js";
 import { createApp } from "./src/app/app.js";
 import { serveApp } from "./src/app/serve.js";
+import { runSettings } from "./src/app/run-settings.js";
 import { SOEV_SEARCH_ATTRIBUTES } from "./src/temporal/search-attributes.js";
 import { createTurnWorker, storeFromEnvironment, temporalSettings } from "./worker.js";
-
-/** The API keys of SOEV_API_KEYS ("key=principal,..."), default one key "dev-key" of principal "dev". */
-export function apiKeys(value = process.env.SOEV_API_KEYS || "dev-key=dev"): Map<string, string> {
-  const keys = new Map<string, string>();
-  for (const pair of value.split(",")) {
-    const [key, principal] = pair.split("=").map((part) => part.trim());
-    if (!key || !principal) throw new Error(`SOEV_API_KEYS must read "key=principal,key=principal", not "${value}".`);
-    keys.set(key, principal);
-  }
-  return keys;
-}
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger("WARN") });
   const settings = temporalSettings();
-  const port = Number(process.env.PORT || 3000);
-  const keys = apiKeys();
+  const { port, hostname, keys, hosts } = runSettings(process.env);
   let environment: TestWorkflowEnvironment | null = null;
   let address = settings.connection.address;
   let temporalUi = process.env.TEMPORAL_UI || "http://localhost:8233";
@@ -80,8 +71,9 @@ async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     defaultModel: model.resolve(null),
     temporalUi,
+    hosts,
   });
-  const served = await serveApp(app, { port });
+  const served = await serveApp(app, { port, hostname });
   const [key] = keys.keys();
   console.log(`soev-agents app: ${served.url} (OpenAPI: ${served.url}/openapi.json; Temporal UI: ${temporalUi})`);
   console.log(`Try it:

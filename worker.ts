@@ -8,7 +8,7 @@
  *
  * @module soev-agents/worker
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { VersioningBehavior } from "@temporalio/common";
@@ -30,6 +30,7 @@ import type { Observer } from "./src/ports/observer.js";
 import type { Authorize } from "./src/temporal/authorize.js";
 import type { AgentCatalog } from "./src/runtime/catalog.js";
 import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
+import { IDS_ONLY_MARK } from "./workflows/ids-only.js";
 import { SearchAttributeRegistrationError } from "./src/temporal/errors.js";
 import { registerSearchAttributes } from "./src/temporal/search-attributes.js";
 
@@ -78,14 +79,27 @@ export function workflowsPath(): string {
   return existsSync(source) ? source : fileURLToPath(new URL("./workflows/index.js", import.meta.url));
 }
 
+/** The path of the workflow interceptor that forces idsOnly on every turn a worker runs. */
+export function idsOnlyInterceptorPath(): string {
+  const source = fileURLToPath(new URL("./workflows/ids-only.ts", import.meta.url));
+  return existsSync(source) ? source : fileURLToPath(new URL("./workflows/ids-only.js", import.meta.url));
+}
+
+/** What bundleTurnWorkflows takes: Temporal's bundle options, and whether the bundle forces idsOnly. */
+export interface TurnBundleOptions extends Omit<BundleOptions, "workflowsPath"> {
+  /** Every turn of the bundle runs idsOnly, whatever its starter asked (for workers with `idsOnly: true`). */
+  idsOnly?: boolean;
+}
+
 /**
  * Bundle the workflow code once, to share between workers (bundling takes seconds). Workflow interceptor
- * modules and bundler plugins (such as the OpenTelemetry plugin) must be given here when the bundle is.
+ * modules, the failure converter's path and bundler plugins (such as the OpenTelemetry plugin) must be
+ * given here when the bundle is.
  */
-export async function bundleTurnWorkflows(
-  options: Omit<BundleOptions, "workflowsPath"> = {},
-): Promise<{ code: string }> {
-  return bundleWorkflowCode({ ...options, workflowsPath: workflowsPath() });
+export async function bundleTurnWorkflows(options: TurnBundleOptions = {}): Promise<{ code: string }> {
+  const { idsOnly, ...bundle } = options;
+  const modules = [...(bundle.workflowInterceptorModules ?? []), ...(idsOnly ? [idsOnlyInterceptorPath()] : [])];
+  return bundleWorkflowCode({ ...bundle, workflowInterceptorModules: modules, workflowsPath: workflowsPath() });
 }
 
 /**
@@ -138,6 +152,12 @@ export interface TurnWorkerOptions extends Omit<WorkerOptions, OwnWorkerOptions>
   workflowBundle?: WorkflowBundleOption;
   /** Worker Deployment versioning with pinned turns; default none (unversioned worker). */
   deployment?: TurnDeployment;
+  /**
+   * Run every turn idsOnly, whatever its starter asked: summaries, details and results carry no user text
+   * (the starter's own summary and the input argument are the starter's: use the codec for those). With a
+   * workflowBundle, make it with `bundleTurnWorkflows({ idsOnly: true })`. Default false.
+   */
+  idsOnly?: boolean;
 }
 
 /** How long a stopping worker lets its running activities finish before it cancels them, unless told. */
@@ -156,13 +176,25 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     profile,
     workflowBundle,
     deployment,
+    idsOnly,
     ...passed
   } = options;
   const settings = taskQueue && namespace ? null : temporalSettings({ ...(profile ? { profile } : {}) });
   const code = workflowBundle ? { workflowBundle } : { workflowsPath: workflowsPath() };
+  if (idsOnly === true && workflowBundle) checkIdsOnlyBundle(workflowBundle);
+  const interceptors =
+    idsOnly === true && !workflowBundle
+      ? {
+          interceptors: {
+            ...passed.interceptors,
+            workflowModules: [...(passed.interceptors?.workflowModules ?? []), idsOnlyInterceptorPath()],
+          },
+        }
+      : {};
   return Worker.create({
     shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE,
     ...passed,
+    ...interceptors,
     connection,
     namespace: namespace ?? settings!.namespace,
     taskQueue: taskQueue ?? settings!.taskQueue,
@@ -175,6 +207,16 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment, catalog) } : {}),
     ...code,
   });
+}
+
+/** Refuse a bundle made without the idsOnly interceptor for a worker that forces idsOnly. */
+function checkIdsOnlyBundle(bundle: WorkflowBundleOption): void {
+  const code = "code" in bundle ? bundle.code : readFileSync(bundle.codePath, "utf8");
+  if (!code.includes(IDS_ONLY_MARK))
+    throw new ValueError(
+      "This worker forces idsOnly, but its workflowBundle was made without it: make the bundle with " +
+        "bundleTurnWorkflows({ idsOnly: true }), or let the worker bundle the workflows itself.",
+    );
 }
 
 /** The worker's deployment version: the build id defaults to the catalog's version, and turns are pinned. */

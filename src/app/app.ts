@@ -6,16 +6,20 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { InProcessLiveChannel } from "../adapters/live/in-process.js";
 import { SoevError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
+import { scrubSecrets } from "../ports/secrets.js";
 import { InputDeniedError, UnknownThreadError } from "../runtime/errors.js";
 import { DEFAULT_TASK_QUEUE } from "../temporal/contract.js";
 import { TurnRunningError } from "../temporal/errors.js";
 import { checkedLimits, DEFAULT_TEMPORAL_UI, type AppOptions, type PrincipalOf } from "./options.js";
 import type { AppEnv, AppParts } from "./app-parts.js";
+import { hostCheck, LOOPBACK_HOSTS } from "./hosts.js";
+import { jsonDepthCheck } from "./json-depth.js";
 import { ProblemError, problemResponse } from "./problems.js";
 import { healthRoutes } from "./health.js";
 import { requestRoutes } from "./requests.js";
@@ -100,6 +104,8 @@ export function createApp(options: AppOptions): SoevApp {
       await request(headers, () => next());
     });
   }
+  hono.use("*", secureHeaders(SECURE_HEADERS));
+  if (options.hosts !== null) hono.use("*", hostCheck(options.hosts ?? LOOPBACK_HOSTS));
   hono.use("/threads", authentication(options.principalOf));
   hono.use("/threads/*", authentication(options.principalOf));
   hono.use("/agents", authentication(options.principalOf));
@@ -121,6 +127,7 @@ export function createApp(options: AppOptions): SoevApp {
         ),
     }),
   );
+  hono.use("*", jsonDepthCheck());
   hono.onError((error, c) => problemResponse(c, problemOf(error)));
   hono.notFound((c) =>
     problemResponse(
@@ -154,6 +161,24 @@ export function createApp(options: AppOptions): SoevApp {
     },
   };
 }
+
+// The playground loads its script and style from the app and talks only to it; nothing may frame it. HSTS
+// is the TLS proxy's to send: the app itself speaks plain HTTP.
+const SECURE_HEADERS: NonNullable<Parameters<typeof secureHeaders>[0]> = {
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", "data:"],
+    connectSrc: ["'self'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+  xFrameOptions: "DENY",
+  xContentTypeOptions: "nosniff",
+  strictTransportSecurity: false,
+};
 
 /** The API key check: the principal of `Authorization: Bearer <key>`, else 401. */
 function authentication(principalOf: PrincipalOf): MiddlewareHandler<AppEnv> {
@@ -199,7 +224,8 @@ function problemOf(error: unknown): ProblemError {
   if (error instanceof UnknownThreadError) return new ProblemError(404, "Not found", error.message);
   if (error instanceof SoevError && error.fault === "caller")
     return new ProblemError(400, "Bad request", error.message);
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // The outside world's errors may quote a key: the detail is scrubbed as every recorded error is.
+  const message = scrubSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return new ProblemError(
     500,
     "Internal error",

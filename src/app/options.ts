@@ -46,6 +46,13 @@ export interface AppOptions {
   /** The base URL of the Temporal UI, for the link of each turn; null for none. Default "http://localhost:8233". */
   temporalUi?: string | null;
   limits?: AppLimits;
+  /**
+   * The host names the app answers to (the `Host` header, without its port); any other gets 421, so a web
+   * page cannot reach the app through a name of its own pointed at it (DNS rebinding). Default the loopback
+   * names: localhost, 127.0.0.1 and [::1]. Give the names your users reach it by, or null to answer any
+   * host when a proxy in front checks it.
+   */
+  hosts?: readonly string[] | null;
 }
 
 /** The options with their defaults. */
@@ -71,6 +78,12 @@ export function checkedLimits(options: AppOptions): ResolvedLimits {
     throw new ValueError("createApp needs `principalOf`, a function from an API key to its principal (or null).");
   if (options.authorize !== undefined && typeof options.authorize !== "function")
     throw new ValueError("createApp's `authorize` must be a function of { principal, agent, threadId }.");
+  if (
+    options.hosts !== undefined &&
+    options.hosts !== null &&
+    (!Array.isArray(options.hosts) || options.hosts.some((name) => typeof name !== "string" || name === ""))
+  )
+    throw new ValueError('createApp\'s `hosts` must be a list of host names (such as ["app.example.com"]), or null.');
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   for (const [name, value] of Object.entries(limits)) {
     if (typeof value !== "number" || !(value > 0))

@@ -237,20 +237,14 @@ export function threadRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void {
   hono.openapi(threadsRoute, async (c) => {
     const { limit } = c.req.valid("query");
     const principal = c.get("principal");
-    const want = limit ?? 20;
-    const threads: { threadId: string; agent: string | null; startedAt: string | null; input: JsonValue }[] = [];
-    let before: string | null = null;
-    // The store pages every thread: keep the caller's, page after page, until enough or none are left.
-    for (;;) {
-      const page = await catalog.store.threads({ limit: 100, before });
-      for (const [threadId, first] of page) {
-        if (first.payload.principal !== principal) continue;
-        threads.push({ threadId, agent: first.origin, startedAt: first.ts, input: first.payload.payload ?? null });
-        if (threads.length >= want) break;
-      }
-      if (threads.length >= want || page.length < 100) break;
-      before = page.at(-1)![0];
-    }
+    // The store's index of first inputs by principal: one page of the caller's threads, nobody else's read.
+    const page = await catalog.store.threads({ limit: limit ?? 20, principal });
+    const threads = page.map(([threadId, first]) => ({
+      threadId,
+      agent: first.origin,
+      startedAt: first.ts,
+      input: (first.payload.payload ?? null) as JsonValue,
+    }));
     return c.json({ threads }, 200);
   });
 

@@ -28,7 +28,7 @@ export { ReasoningDelta, preparesRequests } from "./model.js";
 export { REDACTED, scrubSecrets, scrubError } from "./secrets.js";
 export { UNPARSED_ARGUMENTS, parseToolArguments, unparsedArguments, argumentsText } from "./tool-arguments.js";
 export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequests } from "./model.js";
-export type { TraceStore, Lease, AppendOptions, ReadOptions } from "./store.js";
+export type { TraceStore, Lease, AppendOptions, ReadOptions, ThreadsOptions } from "./store.js";
 export type { Observer, CallKind } from "./observer.js";
 export type { LiveChannel, LiveFragment, LiveListener } from "./live.js";
 export type { StoredEvent, LogEntry, ToolCall } from "../domain/events.js";

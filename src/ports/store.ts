@@ -17,6 +17,16 @@ export interface AppendOptions {
   lease?: Lease | null;
 }
 
+/** Options of TraceStore.threads. */
+export interface ThreadsOptions {
+  /** The most threads of the page. */
+  limit: number;
+  /** The page after this thread id (the last of the previous page), or null for the first page. */
+  before?: string | null;
+  /** Only the threads opened by an Input of this principal. */
+  principal?: string | null;
+}
+
 /** Options of TraceStore.read. */
 export interface ReadOptions {
   /** Yield only entries whose position is greater than this. 0 reads from the beginning. */
@@ -48,8 +58,12 @@ export interface TraceStore {
   readBackwards(threadId: string): AsyncIterable<LogEntry<StoredEvent>>;
   /** Replace the thread's log with sealed events, in order (a restore). Followers of the old log end. */
   load(threadId: string, events: readonly StoredEvent[]): Promise<void>;
-  /** One page of threads with their first event, newest first (first event's ts, then id, descending). */
-  threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]>;
+  /**
+   * One page of threads with their first event, newest first (first event's ts, then id, descending). With
+   * `principal`, only the threads whose first event is an Input of that principal, through an index on it:
+   * an app lists its caller's threads without reading anyone else's.
+   */
+  threads(options: ThreadsOptions): Promise<[string, StoredEvent][]>;
   /** Remove the thread's log and its lease. Followers end. An unknown id changes nothing. */
   delete(threadId: string): Promise<void>;
   /** Release the store's connections. */

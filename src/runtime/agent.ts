@@ -4,6 +4,7 @@ import { Element, type ElementType } from "../domain/elements.js";
 import type { EventType, Input } from "../domain/events.js";
 import type { Graph } from "./graph.js";
 import { InputDeniedError } from "./errors.js";
+import { isInputElement } from "./input-element.js";
 
 /** An agent: its input type, the element and event types its threads record, and the graph of each turn. */
 export interface Agent<R = any, T = any> {
@@ -32,9 +33,10 @@ export function accepted<T>(type: z.ZodType<T>, input: Input): [Input, T] {
 }
 
 /**
- * Refuse an element of the payload that the parsed turn does not hold at the same place with the same id:
- * elements are numbered from the recorded payload, so an extra field that a loose input type drops would
- * otherwise give a forged element (any id, any text) a number the model can cite and pass to tools.
+ * Refuse an element of the payload unless the parsed turn holds it at the same place, with the same id,
+ * parsed by an InputElement: elements are numbered from the recorded payload, so an extra field that a
+ * loose input type drops, or a plain object field with an `id`, would otherwise give a forged element
+ * (any id, any text) a number the model can cite and pass to tools.
  */
 function checkDeclaredElements(payload: unknown, turn: unknown): void {
   for (const [path, element] of payloadElements(payload, [])) {
@@ -43,12 +45,12 @@ function checkDeclaredElements(payload: unknown, turn: unknown): void {
         value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined,
       turn,
     );
-    const id = parsed !== null && typeof parsed === "object" ? (parsed as { id?: unknown }).id : undefined;
+    const id = isInputElement(parsed) ? (parsed as { id?: unknown }).id : undefined;
     if (id !== element.id) {
       const field = path.join(".") || "(payload)";
       throw new InputDeniedError(
-        `The input holds an element ("${element.type}" "${element.id}") at "${field}", a field that the agent's input type does not declare: ` +
-          "an input brings elements only in fields its type parses. Remove it, or declare the field in the input type.",
+        `The input holds an element ("${element.type}" "${element.id}") at "${field}", a field that the agent's input type does not declare as an element: ` +
+          "an input brings elements only in fields its type parses with InputElement. Remove it, or declare the field as InputElement(<its element type>).",
         { details: { field } },
       );
     }

@@ -55,6 +55,7 @@ export type { LlmStepOptions } from "./steps/llm-step.js";
 export { ToolStep, FINISH_DIRECTIVE } from "./steps/tool-step.js";
 export type { ToolStepOptions } from "./steps/tool-step.js";
 export { accepted } from "./agent.js";
+export { InputElement } from "./input-element.js";
 export type { Agent } from "./agent.js";
 export { AgentCatalog, LEASE_SECONDS } from "./catalog.js";
 export type { CatalogOptions, ResourcesOf } from "./catalog.js";

@@ -7,7 +7,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { Payload, PayloadCodec } from "@temporalio/common";
-import { ValueError } from "../domain/errors.js";
+import { DecodeError, ValueError } from "../domain/errors.js";
 
 /** The `encoding` metadata of an encrypted payload. */
 export const ENCRYPTED_ENCODING = "binary/encrypted";
@@ -24,16 +24,23 @@ export interface AesGcmCodecOptions {
   keyId: string;
   /** The keys by id, 32 bytes each; `keyId` must be among them. Keep older keys to read older histories. */
   keys: Readonly<Record<string, Uint8Array>>;
+  /**
+   * Refuse to decode a payload that is not encrypted, instead of passing it through. Default false, so a
+   * codec added to a namespace with older clear histories can still read them; set it once every writer
+   * encrypts, so a payload written in clear by someone without the key is refused rather than believed.
+   */
+  strict?: boolean;
 }
 
 /**
  * AES-256-GCM over whole payloads: the payload (its metadata and data, protobuf-encoded) is encrypted
- * with a fresh 12-byte IV and authenticated, so a changed byte fails decoding. Payloads already
- * encrypted, and those of another encoding, pass decode unchanged.
+ * with a fresh 12-byte IV and authenticated, so a changed byte fails decoding. Payloads of another
+ * encoding pass decode unchanged, unless `strict` refuses them.
  */
 export class AesGcmCodec implements PayloadCodec {
   private readonly keyId: string;
   private readonly keys: ReadonlyMap<string, Buffer>;
+  private readonly strict: boolean;
 
   constructor(options: AesGcmCodecOptions) {
     const keys = new Map<string, Buffer>();
@@ -45,11 +52,12 @@ export class AesGcmCodec implements PayloadCodec {
     if (!keys.has(options.keyId)) throw new ValueError(`AesGcmCodec has no key "${options.keyId}" among its keys.`);
     this.keyId = options.keyId;
     this.keys = keys;
+    this.strict = options.strict === true;
   }
 
   /** A codec from a key in base64 (such as `openssl rand -base64 32`), for a key from the environment. */
-  static fromBase64(keyId: string, key: string): AesGcmCodec {
-    return new AesGcmCodec({ keyId, keys: { [keyId]: Buffer.from(key, "base64") } });
+  static fromBase64(keyId: string, key: string, options: { strict?: boolean } = {}): AesGcmCodec {
+    return new AesGcmCodec({ keyId, keys: { [keyId]: Buffer.from(key, "base64") }, strict: options.strict });
   }
 
   /** Encrypt each payload with the current key. */
@@ -67,25 +75,40 @@ export class AesGcmCodec implements PayloadCodec {
     });
   }
 
-  /** Decrypt each encrypted payload with the key it names. */
+  /** Decrypt each encrypted payload with the key it names; a changed, cut or foreign payload is refused. */
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
       const encoding = payload.metadata?.encoding;
-      if (encoding === undefined || encoding === null || decoder.decode(encoding) !== ENCRYPTED_ENCODING)
-        return payload;
+      if (encoding === undefined || encoding === null || decoder.decode(encoding) !== ENCRYPTED_ENCODING) {
+        if (!this.strict) return payload;
+        throw new DecodeError(
+          "A payload is not encrypted, and this AesGcmCodec is strict: someone without the key wrote it. " +
+            "Find the client or worker that runs without the codec, or drop `strict` to read older clear histories.",
+        );
+      }
       const keyId = decoder.decode(payload.metadata?.["encryption-key-id"] ?? new Uint8Array());
       const key = this.keys.get(keyId);
       if (key === undefined)
-        throw new ValueError(`A payload is encrypted with key "${keyId}", which this codec does not hold.`);
-      const sealed = Buffer.from(payload.data ?? new Uint8Array());
-      const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, IV_BYTES));
-      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-      const plain = Buffer.concat([
-        decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-      return fromPayloadJson(JSON.parse(plain.toString("utf8")) as PayloadJson);
+        throw new DecodeError(`A payload is encrypted with key "${keyId}", which this codec does not hold.`);
+      return fromPayloadJson(opened(key, keyId, Buffer.from(payload.data ?? new Uint8Array())));
     });
+  }
+}
+
+// The plain text of a sealed payload (IV, ciphertext, tag); the tag check in `final()` refuses any change.
+function opened(key: Buffer, keyId: string, sealed: Buffer): string {
+  if (sealed.length < IV_BYTES + TAG_BYTES)
+    throw new DecodeError(`An encrypted payload has ${sealed.length} bytes, fewer than its IV and tag: it was cut.`);
+  const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, IV_BYTES));
+  decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+  const body = decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES));
+  try {
+    return Buffer.concat([body, decipher.final()]).toString("utf8");
+  } catch (error) {
+    throw new DecodeError(
+      `An encrypted payload does not authenticate under key "${keyId}": it was changed, cut, or sealed with another key of that id.`,
+      { cause: error },
+    );
   }
 }
 
@@ -103,7 +126,8 @@ function payloadJson(payload: Payload): PayloadJson {
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString("base64") };
 }
 
-function fromPayloadJson(json: PayloadJson): Payload {
+function fromPayloadJson(text: string): Payload {
+  const json = JSON.parse(text) as PayloadJson;
   const metadata: Record<string, Uint8Array> = {};
   for (const [name, value] of Object.entries(json.metadata)) metadata[name] = Buffer.from(value, "base64");
   return { metadata, data: Buffer.from(json.data, "base64") };

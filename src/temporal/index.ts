@@ -25,6 +25,7 @@ export {
 } from "./errors.js";
 export { AesGcmCodec, ENCRYPTED_ENCODING } from "./codec.js";
 export type { AesGcmCodecOptions } from "./codec.js";
+export { encryptedDataConverter, failureConverterPath } from "./data-converters.js";
 export { TurnDeniedError, checkAuthorized } from "./authorize.js";
 export type { Authorize, TurnRequest } from "./authorize.js";
 export {

@@ -104,7 +104,7 @@ export async function startTurn(client: Client, options: StartTurnOptions): Prom
       // A finished turn lets the next one start under the same id; a running one refuses it.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      staticSummary: idsOnly ? options.agent : `${options.agent}: ${shortened(text)}`,
+      staticSummary: idsOnly ? markdownEscaped(options.agent) : markdownEscaped(`${options.agent}: ${shortened(text)}`),
       staticDetails: details(options, threadId, idsOnly ? null : text),
       typedSearchAttributes: turnSearchAttributes({ threadId, agent: options.agent }),
     });

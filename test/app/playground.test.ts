@@ -49,6 +49,8 @@ afterAll(async () => {
 interface Seen {
   states: string[];
   mostAnswers: number;
+  /** What the app's Content-Security-Policy blocked: must stay empty, or the page lost a part. */
+  violations: string[];
 }
 
 /** Open the page at `path` in a fresh browser context with the API key given, and record the answer's states. */
@@ -57,8 +59,11 @@ async function openPage(path = "/", viewport = { width: 1280, height: 800 }): Pr
   const opened = await (browser ??= launchBrowser()).then((launched) => launched.newContext({ viewport }));
   context = opened;
   await opened.addInitScript(() => {
-    const seen = { states: [] as string[], mostAnswers: 0 };
+    const seen = { states: [] as string[], mostAnswers: 0, violations: [] as string[] };
     (window as unknown as { seen: Seen }).seen = seen;
+    document.addEventListener("securitypolicyviolation", (event) =>
+      seen.violations.push(`${event.effectiveDirective} ${event.blockedURI}`),
+    );
     const record = () => {
       const last = document.querySelector("#turns > li:last-child");
       const answers = last?.querySelectorAll(".answer") ?? [];
@@ -94,7 +99,9 @@ async function streamedAnswer(page: Page, partial: number, names: [string, strin
   await screenshot(page, names[0]);
   await page.waitForSelector("#status:has-text('The turn completed.')");
   await screenshot(page, names[1]);
-  return seenOf(page);
+  const seen = await seenOf(page);
+  expect(seen.violations).toEqual([]);
+  return seen;
 }
 
 async function ask(page: Page, agent: string, question: string): Promise<void> {

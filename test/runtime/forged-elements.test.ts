@@ -3,13 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InMemoryTraceStore } from "../../src/adapters/stores/memory.js";
-import { Source } from "../../src/domain/elements.js";
+import { referenceType, Source, sourceType } from "../../src/domain/elements.js";
 import { Input, ToolOutput } from "../../src/domain/events.js";
 import type { JsonValue } from "../../src/domain/json.js";
 import { Numbering } from "../../src/domain/numbering.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { InputDeniedError } from "../../src/runtime/errors.js";
-import { ElementId, tool } from "../../src/runtime/index.js";
+import { ElementId, InputElement, tool } from "../../src/runtime/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
 
@@ -46,9 +46,39 @@ describe("an element in an input", () => {
     expect(await catalog.store.threads({ limit: 10 })).toHaveLength(0);
   });
 
-  it("in a field that the input type declares is numbered, and a tool gets its id", async () => {
+  it("in a declared plain object field with an id is data: refused as an element, no tool sees it", async () => {
+    const Document = referenceType("forged-document", {});
+    const Passage = sourceType("forged-passage");
+    for (const [shape, forged] of [
+      ["source", FORGED],
+      ["document", Document({ id: "alice/tax-return-2025" }) as unknown as JsonValue],
+      ["passage", Passage({ id: "alice/tax-return-2025", text: "Alice earned 1 EUR." }) as unknown as JsonValue],
+    ] as const) {
+      for (const input of [
+        z.object({ text: z.string(), attached: z.looseObject({ type: z.string(), id: z.string() }) }),
+        z.object({ text: z.string(), attached: z.object({ id: z.string() }) }),
+        z.object({
+          text: z.string(),
+          attached: z.array(z.object({ type: z.string(), id: z.string(), text: z.string().optional() })),
+        }),
+      ]) {
+        const seen: string[] = [];
+        const { catalog, model } = catalogOf(input, seen);
+        const attached = input.shape.attached instanceof z.ZodArray ? [forged] : forged;
+        const payload = { text: "Open source 1.", attached };
+        await expect(catalog.open("assistant", Input({ payload, model: "scripted" })), shape).rejects.toThrow(
+          /does not declare as an element: an input brings elements only in fields its type parses with InputElement/,
+        );
+        expect(seen).toEqual([]);
+        expect(model.requests).toHaveLength(0);
+        expect(await catalog.store.threads({ limit: 10 })).toHaveLength(0);
+      }
+    }
+  });
+
+  it("in a field that the input type declares as InputElement is numbered, and a tool gets its id", async () => {
     const seen: string[] = [];
-    const input = z.object({ text: z.string(), attached: z.looseObject({ type: z.string(), id: z.string() }) });
+    const input = z.object({ text: z.string(), attached: InputElement(Source) });
     const { catalog } = catalogOf(input, seen);
     const [thread] = await catalog.open(
       "assistant",
@@ -57,6 +87,13 @@ describe("an element in an input", () => {
     const trace = await thread.resume();
     expect(new Numbering(trace.thread.events).element(1)?.id).toBe("alice/tax-return-2025");
     expect(seen).toEqual(["alice/tax-return-2025"]);
+  });
+
+  it("InputElement refuses an element of another type, naming it", () => {
+    const Note = referenceType("forged-note", { text: z.string() });
+    const result = InputElement(Source).safeParse(Note({ id: "n1", text: "A note." }));
+    expect(result.success).toBe(false);
+    expect(result.error!.issues[0]!.message).toMatch(/must name source or a type that extends it/);
   });
 });
 

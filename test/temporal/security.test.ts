@@ -16,6 +16,13 @@ import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { readTrace } from "../../src/runtime/runner/work.js";
 import type { Authorize } from "../../src/temporal/authorize.js";
 import { AesGcmCodec } from "../../src/temporal/codec.js";
+import { encryptedDataConverter, failureConverterPath } from "../../src/temporal/data-converters.js";
+import { ValueError } from "../../src/domain/errors.js";
+import { ToolOutput } from "../../src/domain/events.js";
+import { tool } from "../../src/runtime/index.js";
+import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
+import { bundleTurnWorkflows, createTurnWorker } from "../../worker.js";
+import { z } from "zod";
 import { TURN_WORKFLOW, workflowIdOf, type TurnArgument, type TurnResult } from "../../src/temporal/contract.js";
 import { startTurn, type StartTurnOptions } from "../../src/temporal/start-turn.js";
 import { ScriptedModel } from "../../src/testing/index.js";
@@ -36,7 +43,8 @@ let temporal: TestClient;
 let store: TestStore;
 useClientAndStore((opened) => ({ temporal, store } = opened));
 
-const codec = new AesGcmCodec({ keyId: "test-1", keys: { "test-1": randomBytes(32) } });
+const codecKey = randomBytes(32);
+const codec = new AesGcmCodec({ keyId: "test-1", keys: { "test-1": codecKey } });
 const encrypted: DataConverter = { payloadCodecs: [codec] };
 
 /** Run `body` while a worker of `model`'s assistant polls a queue of its own, with the options given. */
@@ -118,14 +126,130 @@ describe("what reaches Temporal history", () => {
     });
   });
 
+  it("in idsOnly forced by the worker: no user text in activity summaries or the result, whatever the starter asked", async () => {
+    const catalog = new AgentCatalog(store.store, { assistant: assistant(scripted()) }, { version: "ids-only" });
+    const taskQueue = uniqueTaskQueue("ids-only");
+    const connection = await connectWorker();
+    try {
+      const options = { catalog, connection, namespace: temporalNamespace(), taskQueue, idsOnly: true };
+      await expect(createTurnWorker({ ...options, workflowBundle: await sharedBundle() })).rejects.toThrow(
+        /forces idsOnly, but its workflowBundle was made without it/,
+      );
+      const worker = await createTurnWorker({
+        ...options,
+        workflowBundle: await bundleTurnWorkflows({ idsOnly: true }),
+      });
+      await worker.runUntil(async () => {
+        const turn = await startTurn(temporal.client, turnOptions(taskQueue, { settings: { idsOnly: false } }));
+        const result = await turn.result();
+        expect(result).toMatchObject({ answer: "", truncated: true, citations: [] });
+        const history = await temporal.client.workflow.getHandle(turn.workflowId).fetchHistory();
+        const summaries = (history.events ?? []).flatMap((event) =>
+          event.activityTaskScheduledEventAttributes && event.userMetadata?.summary?.data
+            ? [Buffer.from(event.userMetadata.summary.data).toString("utf8")]
+            : [],
+        );
+        expect(summaries).toContain('"tool search"');
+        expect(summaries.join("\n")).not.toContain(SECRET);
+        const completed = (history.events ?? []).flatMap((event) =>
+          event.activityTaskCompletedEventAttributes?.result?.payloads
+            ? event.activityTaskCompletedEventAttributes.result.payloads.map((payload) =>
+                Buffer.from(payload.data ?? new Uint8Array()).toString("utf8"),
+              )
+            : [],
+        );
+        expect(completed.join("\n")).not.toContain(SECRET);
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it("escapes the user's markdown in the turn's details", async () => {
     await withTownWorker(scripted(), {}, async (taskQueue) => {
       const turn = await startTurn(temporal.client, turnOptions(taskQueue));
       await turn.result();
-      const details = await (await turn.workflow.describe()).staticDetails();
+      const description = await turn.workflow.describe();
+      const details = await description.staticDetails();
       expect(details).toContain("\\*\\*Tell me\\*\\* \\[now\\]\\(http://x\\)");
+      expect(await description.staticSummary()).toBe(
+        `assistant: Where does the ${SECRET} nest? \\*\\*Tell me\\*\\* \\[now\\]\\(http://x\\)`,
+      );
       expect(details).toContain("**Agent:** assistant");
     });
+  });
+});
+
+describe("failure messages with the codec", () => {
+  // A tool whose error quotes the user's text: the turn fails with it, and history keeps the failure.
+  const lookup = tool({
+    name: "lookup",
+    description: "Look a record up.",
+    args: { query: z.string() },
+    run: async ({ query }) => {
+      if (query.includes(SECRET)) throw new ValueError(`No record matches "${query}": ask about another bird.`);
+      return ToolOutput({ text: "found" });
+    },
+  });
+  const failing = () =>
+    new ReActAgent(
+      new ReActConfig({
+        model: new ScriptedModel([{ toolCalls: [{ name: "lookup", arguments: { query: `${SECRET} nest` } }] }]),
+        prompt: "You look things up.",
+        tools: [lookup],
+      }),
+    );
+
+  async function failedTurn(worker: DataConverter, client: DataConverter, bundle: { code: string }) {
+    const catalog = new AgentCatalog(store.store, { assistant: failing() }, { version: "failures" });
+    const taskQueue = uniqueTaskQueue("failures");
+    const connection = await connectWorker();
+    try {
+      const running = await Worker.create({
+        connection,
+        namespace: temporalNamespace(),
+        taskQueue,
+        workflowBundle: bundle,
+        activities: createActivities({ catalog }),
+        dataConverter: worker,
+      });
+      return await running.runUntil(async () => {
+        const decoding = new Client({
+          connection: temporal.connection,
+          namespace: temporalNamespace(),
+          dataConverter: client,
+        });
+        const turn = await startTurn(decoding, turnOptions(taskQueue));
+        const failed = await turn.result().catch((error: unknown) => error);
+        expect(failed).toBeInstanceOf(WorkflowFailedError);
+        return { failed: failed as WorkflowFailedError, history: await historyText(temporal.client, turn.workflowId) };
+      });
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it("stay in clear with the codec alone (the control of the next test)", async () => {
+    const { history } = await failedTurn(encrypted, encrypted, await sharedBundle());
+    expect(history).toContain("No record matches");
+    expect(history).toContain(SECRET);
+  });
+
+  it("are encrypted with the failure converter, loaded by path in the worker and its bundle, and read by the client", async () => {
+    const strict = new AesGcmCodec({ keyId: "test-1", keys: { "test-1": codecKey }, strict: true });
+    const bundle = await bundleTurnWorkflows({ failureConverterPath: failureConverterPath() });
+    const { failed, history } = await failedTurn(
+      encryptedDataConverter(strict),
+      encryptedDataConverter(strict),
+      bundle,
+    );
+    expect(history).not.toContain(SECRET);
+    expect(history).not.toContain("No record matches");
+    expect(history).toContain("binary/encrypted");
+    // The client holds the key: it reads the message as the tool wrote it.
+    const messages: string[] = [];
+    for (let error: unknown = failed; error instanceof Error; error = error.cause) messages.push(error.message);
+    expect(messages.join("\n")).toContain(`No record matches "${SECRET} nest"`);
   });
 });
 

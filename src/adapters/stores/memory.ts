@@ -1,6 +1,6 @@
 /** InMemoryTraceStore: the trace store of one process's memory, for tests and apps that need no durability. */
 import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
-import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
+import type { AppendOptions, Lease, ReadOptions, ThreadsOptions, TraceStore } from "../../ports/store.js";
 import { ThreadChanges } from "./changes.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {
@@ -150,14 +150,13 @@ export class InMemoryTraceStore implements TraceStore {
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.threads} */
-  async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
+  async threads(options: ThreadsOptions): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
-    const listed = [...this.logs.entries()].map(([id, thread]) => ({
-      id,
-      first: thread.rows[0]!,
-      firstTs: thread.rows[0]!.ts,
-    }));
+    const principal = options.principal ?? null;
+    const listed = [...this.logs.entries()]
+      .map(([id, thread]) => ({ id, first: thread.rows[0]!, firstTs: thread.rows[0]!.ts }))
+      .filter((thread) => principal === null || principalOf(thread.first) === principal);
     listed.sort(newestFirst);
     let start = 0;
     if (options.before != null) {
@@ -196,4 +195,11 @@ export class InMemoryTraceStore implements TraceStore {
   private checkOpen(): void {
     if (this.isClosed) throw new StoreClosedError("This InMemoryTraceStore is closed: open a new store.");
   }
+}
+
+// The principal of a thread's first event when it is an Input, as the SQL stores' index reads it.
+function principalOf(first: EventRow): string | null {
+  if (first.type !== "input") return null;
+  const principal = (JSON.parse(first.payload) as { principal?: unknown }).principal;
+  return typeof principal === "string" ? principal : null;
 }

@@ -520,6 +520,10 @@ ${appendFunction(s, schema)}`,
   (s, schema) => appendFunction(s, schema, "procedure"),
   // The runner's usual append, one event with its stream's expected length, as arguments of their own.
   (s, schema) => writeOne(s, schema),
+  // A principal's threads through an index of first inputs by principal, not a scan of every thread.
+  (s) => `
+    CREATE INDEX IF NOT EXISTS trace_events_principal ON ${s}.trace_events ((payload->>'principal'), ts DESC)
+      WHERE position = 1 AND type = 'input';`,
 ];
 
 /** Check a schema name, and return it quoted for SQL. */

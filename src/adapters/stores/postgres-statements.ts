@@ -38,6 +38,12 @@ export function postgresStatements(s: string) {
       `SELECT t.id AS id, ${EVENT_COLUMNS} FROM ${s}.trace_threads t JOIN ${s}.trace_events e ON e.thread_key = t.key AND e.position = 1 ` +
       `WHERE $1::text IS NULL OR (t.first_ts, t.id) < (SELECT c.first_ts, c.id FROM ${s}.trace_threads c WHERE c.id = $1) ` +
       "ORDER BY t.first_ts DESC, t.id DESC LIMIT $2",
+    /** A principal's threads, through the index of first inputs by principal (migration 10). */
+    threadsOf:
+      `SELECT t.id AS id, ${EVENT_COLUMNS} FROM ${s}.trace_events e JOIN ${s}.trace_threads t ON t.key = e.thread_key ` +
+      "WHERE e.position = 1 AND e.type = 'input' AND (e.payload->>'principal') = $3 " +
+      `AND ($1::text IS NULL OR (e.ts, t.id) < (SELECT c.first_ts, c.id FROM ${s}.trace_threads c WHERE c.id = $1)) ` +
+      "ORDER BY e.ts DESC, t.id DESC LIMIT $2",
     /** The lease with the database's clock, in milliseconds, so that every process judges expiry by one clock. */
     lease:
       `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now, l.owner, l.counter, l.expires_at AS "expiresAt", l.released ` +

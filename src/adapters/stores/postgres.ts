@@ -2,7 +2,7 @@
 import { Pool } from "pg";
 import { ValueError } from "../../domain/errors.js";
 import type { LogEntry, StoredEvent } from "../../domain/events.js";
-import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
+import type { AppendOptions, Lease, ReadOptions, ThreadsOptions, TraceStore } from "../../ports/store.js";
 import { ThreadChanges } from "./changes.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresListener } from "./postgres-listener.js";
@@ -337,11 +337,17 @@ export class PostgresTraceStore implements TraceStore {
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.threads} */
-  async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
+  async threads(options: ThreadsOptions): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
     const { rows } = await this.connection.query((client) =>
-      client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]),
+      options.principal != null
+        ? client.query<EventRow & { id: string }>(this.sql.threadsOf, [
+            options.before ?? null,
+            options.limit,
+            options.principal,
+          ])
+        : client.query<EventRow & { id: string }>(this.sql.threads, [options.before ?? null, options.limit]),
     );
     return rows.map((row) => [row.id, toEntry(row).event]);
   }

@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS trace_events (
   PRIMARY KEY (thread_key, position)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS trace_events_stream ON trace_events (thread_key, stream, seq);
+CREATE INDEX IF NOT EXISTS trace_events_principal ON trace_events (json_extract(payload, '$.principal'), ts DESC)
+  WHERE position = 1 AND type = 'input';
 CREATE TABLE IF NOT EXISTS trace_leases (
   thread_id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
@@ -57,6 +59,12 @@ const SQL = {
     `SELECT t.id AS id, ${EVENT_COLUMNS} FROM trace_threads t JOIN trace_events e ON e.thread_key = t.key AND e.position = 1 ` +
     "WHERE @before IS NULL OR (t.first_ts, t.id) < (SELECT c.first_ts, c.id FROM trace_threads c WHERE c.id = @before) " +
     "ORDER BY t.first_ts DESC, t.id DESC LIMIT @limit",
+  /** A principal's threads, through the index of first inputs by principal (a thread's first_ts is its first event's ts). */
+  threadsOf:
+    `SELECT t.id AS id, ${EVENT_COLUMNS} FROM trace_events e JOIN trace_threads t ON t.key = e.thread_key ` +
+    "WHERE e.position = 1 AND e.type = 'input' AND json_extract(e.payload, '$.principal') = @principal " +
+    "AND (@before IS NULL OR (e.ts, t.id) < (SELECT c.first_ts, c.id FROM trace_threads c WHERE c.id = @before)) " +
+    "ORDER BY e.ts DESC, t.id DESC LIMIT @limit",
   lease: "SELECT owner, counter, expires_at AS expiresAt, released FROM trace_leases WHERE thread_id = ?",
   putLease:
     "INSERT INTO trace_leases (thread_id, owner, counter, expires_at, released) VALUES (@threadId, @owner, @counter, @expiresAt, @released) " +

@@ -4,7 +4,7 @@ import { dirname, resolve } from "node:path";
 import BetterSqlite3, { type Database, type Transaction } from "better-sqlite3";
 import { ValueError } from "../../domain/errors.js";
 import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
-import type { AppendOptions, Lease, ReadOptions, TraceStore } from "../../ports/store.js";
+import type { AppendOptions, Lease, ReadOptions, ThreadsOptions, TraceStore } from "../../ports/store.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {
   acquired,
@@ -283,10 +283,14 @@ export class SqliteTraceStore implements TraceStore {
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.threads} */
-  async threads(options: { limit: number; before?: string | null }): Promise<[string, StoredEvent][]> {
+  async threads(options: ThreadsOptions): Promise<[string, StoredEvent][]> {
     this.checkOpen();
     checkCount("limit", options.limit);
-    const rows = this.sql.threads.all({ before: options.before ?? null, limit: options.limit }) as (EventRow & {
+    const page = { before: options.before ?? null, limit: options.limit };
+    const statement = options.principal != null ? this.sql.threadsOf : this.sql.threads;
+    const rows = statement.all(
+      options.principal != null ? { ...page, principal: options.principal } : page,
+    ) as (EventRow & {
       id: string;
     })[];
     return rows.map((row) => [row.id, toEntry(row).event]);

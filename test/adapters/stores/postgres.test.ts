@@ -49,7 +49,7 @@ describe("PostgresTraceStore", () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
     await migratePostgres(pool, { schema: name });
     const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((version) => ({ version })));
   });
 
   it("upgrades a schema of version 4: its threads read, append on gapless in each stream, and delete with their events", async () => {

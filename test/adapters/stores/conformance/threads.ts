@@ -51,6 +51,33 @@ export function threadsConformance(open: OpenStore): void {
       expect(await store.threads({ limit: 10, before: "b" })).toEqual([]);
     });
 
+    it("lists a principal's threads only: those opened by an Input of that principal, newest first, in pages", async () => {
+      fixture = await open();
+      const { store } = fixture;
+      const opened = (ts: string, principal: string | null, type = "input"): StoredEvent[] => [
+        { ...event({ payload: "hi", model: null, principal }), type, actor: "user", seq: 0, ts },
+      ];
+      await store.load("alice-1", opened("2024-01-01T00:00:00.000Z", "alice"));
+      await store.load("bob-1", opened("2024-01-02T00:00:00.000Z", "bob"));
+      await store.load("alice-2", opened("2024-01-03T00:00:00.000Z", "alice"));
+      await store.load("nobody", opened("2024-01-04T00:00:00.000Z", null));
+      await store.load("note", opened("2024-01-05T00:00:00.000Z", "alice", "note"));
+      await store.load("alice-3", opened("2024-01-06T00:00:00.000Z", "alice"));
+      const ids = async (options: { limit: number; before?: string | null; principal?: string | null }) =>
+        (await store.threads(options)).map(([id]) => id);
+      expect(await ids({ limit: 10, principal: "alice" })).toEqual(["alice-3", "alice-2", "alice-1"]);
+      expect(await ids({ limit: 2, principal: "alice" })).toEqual(["alice-3", "alice-2"]);
+      expect(await ids({ limit: 2, principal: "alice", before: "alice-2" })).toEqual(["alice-1"]);
+      expect(await ids({ limit: 10, principal: "bob" })).toEqual(["bob-1"]);
+      expect(await ids({ limit: 10, principal: "carol" })).toEqual([]);
+      expect(await ids({ limit: 10, principal: null })).toHaveLength(6);
+      expect((await store.threads({ limit: 1, principal: "bob" }))[0]![1].payload).toEqual({
+        payload: "hi",
+        model: null,
+        principal: "bob",
+      });
+    });
+
     it("orders ids with the same first ts by code point, as SQL's binary collation does", async () => {
       fixture = await open();
       const { store } = fixture;
