@@ -1,408 +1,533 @@
 /**
- * What Jinja has and nunjucks lacks, written to Jinja's documented behaviour: the filters `tojson`, `map`,
- * `unique`, `min`, `max`, `items`, `format` and `wordwrap`, and the Python string and dict methods a
- * template calls (`{{ name.upper() }}`, `{% for key, value in fields.items() %}`). Keyword arguments
- * arrive as nunjucks passes them: a last argument object marked `__keywords`.
+ * The filters of prompt templates, the allow-list the interpreter calls: Jinja's filters that nunjucks had
+ * (with nunjucks' behaviour, so that files render as before) and those it lacked (`tojson`, `map`,
+ * `unique`, `min`, `max`, `items`, `format`, `wordwrap`, to Jinja's documented behaviour). Each filter
+ * bounds its work before it starts: it states the size of what it will make (`budget.text`,
+ * `budget.items`) from its inputs' lengths and its count arguments, and runs in time linear in them (no
+ * regular expression of the template's, none that backtracks on its input).
  */
-import { checkedSize, countStep, safeMember, TemplateSandboxError } from "./sandbox.js";
+import { format } from "./jinja-format.js";
+import { joined, member, replaced, sequence, stripped } from "./jinja-methods.js";
+import { applyTest } from "./jinja-tests.js";
+import { tojson } from "./jinja-json.js";
+import { wordwrap } from "./jinja-wordwrap.js";
+import {
+  Callable,
+  isDict,
+  less,
+  numeric,
+  text,
+  truthy,
+  type Arguments,
+  type Dict,
+  type Value,
+} from "./jinja-values.js";
+import { RenderBudget, TemplateSandboxError } from "./sandbox.js";
 
-type Arguments = unknown[];
-type Keywords = Record<string, unknown>;
+export { member } from "./jinja-methods.js";
+export { applyTest } from "./jinja-tests.js";
 
-// Split nunjucks' arguments into the positional ones and the keywords, checked against `names`.
-function split(filter: string, args: Arguments, names: readonly string[]): [Arguments, Keywords] {
-  const last = args.at(-1);
-  const keywords =
-    last !== null && typeof last === "object" && (last as { __keywords?: unknown }).__keywords === true
-      ? { ...(last as Keywords) }
-      : null;
-  const positional = keywords === null ? args : args.slice(0, -1);
-  if (keywords !== null) {
-    delete keywords.__keywords;
-    for (const name of Object.keys(keywords)) {
-      if (!names.includes(name)) throw new TemplateSandboxError(`${filter}() got an unexpected keyword "${name}"`);
+/** One filter: its input, its arguments (positional, then by keyword) and the render's budget. */
+export type Filter = (input: Value, args: Arguments, budget: RenderBudget) => Value;
+
+// The argument at `index`, or the keyword `name`.
+function arg(args: Arguments, index: number, name: string): Value {
+  return args.keywords.has(name) ? args.keywords.get(name) : args.positional[index];
+}
+
+// nunjucks' normalize(): none and false read as the default.
+function str(value: Value): string {
+  return value === undefined || value === null || value === false ? "" : text(value);
+}
+
+/** Apply the filter `name` to `input`; an unknown name is refused (the load check finds it first). */
+export function applyFilter(name: string, input: Value, args: Arguments, budget: RenderBudget): Value {
+  const filter = FILTERS.get(name);
+  if (filter === undefined) throw new TemplateSandboxError(`no filter named "${name}"`);
+  budget.step();
+  return filter(input, args, budget);
+}
+
+/** Whether the engine has a filter of this name. */
+export function isKnownFilter(name: string): boolean {
+  return FILTERS.has(name);
+}
+
+function count(value: Value, what: string, fallback: number): number {
+  const number =
+    value === undefined || value === null || value === false || value === 0 ? fallback : numeric(value, what);
+  if (!Number.isFinite(number)) throw new TemplateSandboxError(`${what}: ${text(value)} is no finite number`);
+  return number;
+}
+
+function center(input: Value, args: Arguments, budget: RenderBudget): string {
+  const value = str(input);
+  const width = count(arg(args, 0, "width"), "center()", 80);
+  if (value.length >= width) return value;
+  budget.text(width, "center()");
+  const spaces = width - value.length;
+  return " ".repeat(Math.max(0, Math.floor(spaces / 2 - (spaces % 2)))) + value + " ".repeat(Math.floor(spaces / 2));
+}
+
+function indent(input: Value, args: Arguments, budget: RenderBudget): string {
+  const value = str(input);
+  if (value === "") return "";
+  const width = Math.max(0, Math.floor(count(arg(args, 0, "width"), "indent()", 4)));
+  const first = truthy(arg(args, 1, "first"));
+  const lines = value.split("\n");
+  budget.text(value.length + lines.length * width, "indent()");
+  const space = " ".repeat(width);
+  return lines.map((line, index) => (index === 0 && !first ? line : space + line)).join("\n");
+}
+
+function batch(input: Value, args: Arguments, budget: RenderBudget): Value[][] {
+  const items = sequence(input, "batch()");
+  const size = Math.floor(count(arg(args, 0, "linecount"), "batch()", 1));
+  if (size < 1) throw new TemplateSandboxError(`batch(): a batch holds at least 1 item, not ${size}`);
+  const fill = arg(args, 1, "fill_with");
+  budget.items(items.length + (truthy(fill) ? size : 0), "batch()");
+  const rows: Value[][] = [];
+  for (let start = 0; start < items.length; start += size) rows.push(items.slice(start, start + size));
+  const last = rows.at(-1);
+  if (last !== undefined && truthy(fill)) while (last.length < size) last.push(fill);
+  return rows;
+}
+
+function slice(input: Value, args: Arguments, budget: RenderBudget): Value[][] {
+  const items = sequence(input, "slice()");
+  const slices = Math.floor(count(arg(args, 0, "slices"), "slice()", 1));
+  if (slices < 1) throw new TemplateSandboxError(`slice(): at least 1 slice, not ${slices}`);
+  budget.items(slices + items.length, "slice()");
+  const fill = arg(args, 1, "fill_with");
+  const length = Math.floor(items.length / slices);
+  const extra = items.length % slices;
+  const result: Value[][] = [];
+  let offset = 0;
+  for (let index = 0; index < slices; index += 1) {
+    const start = offset + index * length;
+    if (index < extra) offset += 1;
+    const part = items.slice(start, offset + (index + 1) * length);
+    if (truthy(fill) && index >= extra) part.push(fill);
+    result.push(part);
+  }
+  return result;
+}
+
+function sortFilter(input: Value, args: Arguments, budget: RenderBudget): Value[] {
+  const items = [...sequence(input, "sort()")];
+  const reverse = truthy(arg(args, 0, "reverse"));
+  const caseSensitive = truthy(arg(args, 1, "case_sensitive"));
+  const path = arg(args, 2, "attribute");
+  budget.step(items.length * Math.max(1, Math.ceil(Math.log2(items.length + 1))));
+  const key = (item: Value): Value => {
+    const value = truthy(path) ? attribute(item, text(path)) : item;
+    if (truthy(path) && value === undefined)
+      throw new TemplateSandboxError(`sort: attribute "${text(path)}" resolved to undefined`);
+    return !caseSensitive && typeof value === "string" ? value.toLowerCase() : value;
+  };
+  return items.sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    const order = less(x, y) ? -1 : less(y, x) ? 1 : 0;
+    return reverse ? -order : order;
+  });
+}
+
+function dictsort(input: Value, args: Arguments, budget: RenderBudget): Value[] {
+  if (!isDict(input)) throw new TemplateSandboxError("dictsort filter: val must be an object");
+  const caseSensitive = truthy(arg(args, 0, "case_sensitive"));
+  const by = arg(args, 1, "by");
+  if (by !== undefined && by !== "key" && by !== "value") {
+    throw new TemplateSandboxError("dictsort filter: You can only sort by either key or value");
+  }
+  const at = by === "value" ? 1 : 0;
+  budget.step(input.size * Math.max(1, Math.ceil(Math.log2(input.size + 1))));
+  const key = (value: Value) => (!caseSensitive && typeof value === "string" ? value.toUpperCase() : value);
+  const pairs = [...input.entries()].map(([name, value]) => [name, value] as [string, Value]);
+  return pairs.sort((left, right) => {
+    const a = key(left[at]);
+    const b = key(right[at]);
+    return less(b, a) ? 1 : a === b ? 0 : -1;
+  });
+}
+
+/** An attribute path of an item as Jinja's make_attrgetter reads it: dots separate parts, digits index. */
+export function attribute(item: Value, path: string): Value {
+  return path.split(".").reduce<Value>((value, part) => member(value, part), item);
+}
+
+function replaceFilter(input: Value, args: Arguments, budget: RenderBudget): Value {
+  const old = arg(args, 0, "old");
+  const replacement = text(arg(args, 1, "new") ?? "");
+  const limit = arg(args, 2, "count");
+  if (typeof old !== "string" && typeof old !== "number") return input;
+  if (typeof input !== "string" && typeof input !== "number") return input;
+  return replaced(
+    String(input),
+    String(old),
+    replacement,
+    limit === undefined ? -1 : numeric(limit, "replace()"),
+    budget,
+  );
+}
+
+function truncate(input: Value, args: Arguments): string {
+  const value = str(input);
+  const length = count(arg(args, 0, "length"), "truncate()", 255);
+  if (value.length <= length) return value;
+  const killwords = truthy(arg(args, 1, "killwords"));
+  const end = arg(args, 2, "end");
+  let cut: number = length;
+  if (!killwords) {
+    const space = value.lastIndexOf(" ", length);
+    cut = space === -1 ? length : space;
+  }
+  return value.substring(0, cut) + (end === undefined || end === null ? "..." : text(end));
+}
+
+function isSpace(character: string): boolean {
+  return /\s/.test(character);
+}
+
+/** JavaScript's trim of `\s` on both ends, in linear time (nunjucks' /^\s*|\s*$/ backtracks). */
+export function trimmed(value: string): string {
+  let from = 0;
+  let to = value.length;
+  while (from < to && isSpace(value[from]!)) from += 1;
+  while (to > from && isSpace(value[to - 1]!)) to -= 1;
+  return value.slice(from, to);
+}
+
+// The end of the tag at `at` (after its `>`), as /<\/?([a-z][a-z0-9]*)\b[^>]*>/i matched it; -1 for none.
+function tagEnd(value: string, at: number, nextClose: Int32Array): number {
+  let position = at + 1;
+  if (value[position] === "/") position += 1;
+  if (!/[a-z]/i.test(value[position] ?? "")) return -1;
+  while (/[a-z0-9]/i.test(value[position] ?? "")) position += 1;
+  if (/\w/.test(value[position] ?? "")) return -1;
+  const close = nextClose[position]!;
+  return close === -1 ? -1 : close + 1;
+}
+
+function striptags(input: Value, args: Arguments, budget: RenderBudget): string {
+  const value = str(input);
+  budget.step(value.length >> 4);
+  const nextClose = new Int32Array(value.length + 1).fill(-1);
+  for (let index = value.length - 1; index >= 0; index -= 1)
+    nextClose[index] = value[index] === ">" ? index : nextClose[index + 1]!;
+  let output = "";
+  let position = 0;
+  let commentEnd = -2;
+  for (let index = 0; index < value.length; index += 1) {
+    if (value[index] !== "<") continue;
+    let end = tagEnd(value, index, nextClose);
+    if (end === -1 && value.startsWith("<!--", index)) {
+      if (commentEnd !== -1 && commentEnd < index + 4) commentEnd = value.indexOf("-->", index + 4);
+      end = commentEnd === -1 ? -1 : commentEnd + 3;
     }
+    if (end === -1) continue;
+    output += value.slice(position, index);
+    position = end;
+    index = end - 1;
   }
-  return [positional, keywords ?? {}];
+  const stripped = trimmed(output + value.slice(position));
+  if (!truthy(arg(args, 0, "preserve_linebreaks"))) return stripped.replace(/\s+/g, " ");
+  return stripped
+    .split("\n")
+    .map((line) => stripped_spaces(line))
+    .join("\n")
+    .replace(/ +/g, " ")
+    .replace(/\r\n/g, "\n")
+    .replace(/\n\n\n+/g, "\n\n");
 }
 
-function sequence(value: unknown): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value === "string") return [...value];
-  if (Array.isArray(value)) return value;
-  if (typeof value === "object") return Object.keys(value);
-  throw new TemplateSandboxError(`${typeof value} is not iterable`);
+// /^ +| +$/gm of one line (a line's own \r stays, as $ does not match before it).
+function stripped_spaces(line: string): string {
+  return stripped(line, " ", true, true);
 }
 
-// An attribute as Jinja's make_attrgetter reads it: dots separate parts, digits index.
-function attribute(item: unknown, path: string): unknown {
-  return path.split(".").reduce<unknown>((value, part) => safeMember(value, part), item);
+function sum(input: Value, args: Arguments, budget: RenderBudget): Value {
+  const path = arg(args, 0, "attribute");
+  let items = sequence(input, "sum()");
+  if (truthy(path)) items = items.map((item) => member(item, path));
+  budget.step(items.length);
+  let total: Value = 0;
+  for (const item of items) total = plus(total, item, budget);
+  return plus(arg(args, 1, "start") ?? 0, total, budget);
 }
 
-const folded = (value: unknown, caseSensitive: boolean) =>
-  !caseSensitive && typeof value === "string" ? value.toLowerCase() : value;
-
-/** Python's json.dumps with Jinja's policy (keys sorted), made HTML-safe as Jinja's `tojson` makes it. */
-export function tojson(value: unknown, ...args: Arguments): string {
-  const [[indentArgument], keywords] = split("tojson", args, ["indent"]);
-  const indent = (keywords.indent ?? indentArgument ?? null) as number | null;
-  const text = pythonJson(value, indent, 0);
-  return checkedSize(
-    text.replace(/[<>&']/g, (character) => `\\u00${character.charCodeAt(0).toString(16).padStart(2, "0")}`),
-  );
+function plus(left: Value, right: Value, budget: RenderBudget): Value {
+  const numberLike = (value: Value) => typeof value === "number" || typeof value === "boolean" || value === null;
+  if (numberLike(left) && numberLike(right)) return numeric(left, "sum()") + numeric(right, "sum()");
+  const [a, b] = [text(left), text(right)];
+  budget.text(a.length + b.length, "sum()");
+  return a + b;
 }
 
-function pythonJson(value: unknown, indent: number | null, depth: number): string {
-  countStep();
-  if (value === null || value === undefined) return "null";
-  if (typeof value === "boolean") return value ? "true" : "false";
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : value > 0 ? "Infinity" : "NaN";
-  if (typeof value === "string") return asciiJson(value);
-  const newline = indent === null ? "" : `\n${" ".repeat(indent * (depth + 1))}`;
-  const closing = indent === null ? "" : `\n${" ".repeat(indent * depth)}`;
-  const separator = indent === null ? ", " : ",";
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    const items = value.map((item) => pythonJson(item, indent, depth + 1));
-    return `[${newline}${items.join(separator + newline)}${closing}]`;
-  }
-  if (typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    if (keys.length === 0) return "{}";
-    const items = keys.map(
-      (key) => `${asciiJson(key)}: ${pythonJson((value as Record<string, unknown>)[key], indent, depth + 1)}`,
-    );
-    return `{${newline}${items.join(separator + newline)}${closing}}`;
-  }
-  throw new TemplateSandboxError(`Object of type ${typeof value} is not JSON serializable`);
+function selecting(keep: boolean): Filter {
+  return (input, args, budget) => {
+    const name = args.positional[0] === undefined ? "truthy" : text(args.positional[0]);
+    const rest = { positional: args.positional.slice(1), keywords: new Map<string, Value>() };
+    const items = sequence(input, "select()");
+    budget.step(items.length);
+    return items.filter((item) => applyTest(name, item, rest) === keep);
+  };
 }
 
-// json.dumps escapes every character outside ASCII (ensure_ascii=True), as \uXXXX.
-function asciiJson(text: string): string {
-  return JSON.stringify(text).replace(
-    /[\u007f-\uffff]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+function selectingAttribute(keep: boolean): Filter {
+  return (input, args, budget) => {
+    const items = sequence(input, "selectattr()");
+    budget.step(items.length);
+    const path = text(args.positional[0]);
+    return items.filter((item) => truthy(member(item, path)) === keep);
+  };
 }
 
-/**
- * Jinja's `map`: apply a filter to each item (`map('upper')`, `map('replace', 'a', 'b')`), or look up an
- * attribute of each (`map(attribute='name')`, with `default=`). Returns a list.
- */
-function map(
-  this: { env: { getFilter(name: string): (...args: unknown[]) => unknown } },
-  value: unknown,
-  ...args: Arguments
-) {
-  const [positional, keywords] = split("map", args, ["attribute", "default"]);
-  const items = sequence(value);
-  if (keywords.attribute !== undefined) {
-    const path = String(keywords.attribute);
+function map(input: Value, args: Arguments, budget: RenderBudget): Value[] {
+  const items = sequence(input, "map()");
+  budget.step(items.length);
+  if (args.keywords.has("attribute")) {
+    const path = text(args.keywords.get("attribute"));
     return items.map((item) => {
       const found = attribute(item, path);
-      return found === undefined && "default" in keywords ? keywords.default : found;
+      return found === undefined && args.keywords.has("default") ? args.keywords.get("default") : found;
     });
   }
-  const [name, ...rest] = positional;
+  const [name, ...rest] = args.positional;
   if (typeof name !== "string") throw new TemplateSandboxError("map() needs a filter name or attribute=");
-  const filters = (this.env as unknown as { filters: Record<string, unknown> }).filters;
-  if (!Object.hasOwn(filters, name)) throw new TemplateSandboxError(`map(): no filter named "${name}"`);
-  const filter = this.env.getFilter(name);
-  return items.map((item) => filter.call(this, item, ...rest));
+  if (!FILTERS.has(name)) throw new TemplateSandboxError(`map(): no filter named "${name}"`);
+  const forwarded = { positional: rest, keywords: args.keywords };
+  return items.map((item) => applyFilter(name, item, forwarded, budget));
 }
 
-/** Jinja's `unique(case_sensitive=False, attribute=None)`: the first of each equal item, in order. */
-function unique(value: unknown, ...args: Arguments): unknown[] {
-  const [[caseArgument, attributeArgument], keywords] = split("unique", args, ["case_sensitive", "attribute"]);
-  const caseSensitive = Boolean(keywords.case_sensitive ?? caseArgument ?? false);
-  const path = (keywords.attribute ?? attributeArgument ?? null) as string | null;
-  const seen = new Set<unknown>();
-  return sequence(value).filter((item) => {
-    countStep();
-    const key = folded(path === null ? item : attribute(item, String(path)), caseSensitive);
+function unique(input: Value, args: Arguments, budget: RenderBudget): Value[] {
+  const caseSensitive = truthy(arg(args, 0, "case_sensitive"));
+  const path = arg(args, 1, "attribute");
+  const seen = new Set<Value>();
+  const items = sequence(input, "unique()");
+  budget.step(items.length);
+  return items.filter((item) => {
+    const value = path === undefined || path === null ? item : attribute(item, text(path));
+    const key = !caseSensitive && typeof value === "string" ? value.toLowerCase() : value;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
 }
 
-/** Jinja's `min` and `max(case_sensitive=False, attribute=None)`: undefined for an empty sequence. */
-function extreme(name: "min" | "max") {
-  return (value: unknown, ...args: Arguments): unknown => {
-    const [[caseArgument, attributeArgument], keywords] = split(name, args, ["case_sensitive", "attribute"]);
-    const caseSensitive = Boolean(keywords.case_sensitive ?? caseArgument ?? false);
-    const path = (keywords.attribute ?? attributeArgument ?? null) as string | null;
-    const key = (item: unknown) => folded(path === null ? item : attribute(item, String(path)), caseSensitive) as never;
-    let best: unknown = undefined;
-    for (const item of sequence(value)) {
-      countStep();
-      if (best === undefined || (name === "min" ? key(item) < key(best) : key(item) > key(best))) best = item;
+function extreme(name: "min" | "max"): Filter {
+  return (input, args, budget) => {
+    const caseSensitive = truthy(arg(args, 0, "case_sensitive"));
+    const path = arg(args, 1, "attribute");
+    const key = (item: Value): Value => {
+      const value = path === undefined || path === null ? item : attribute(item, text(path));
+      return !caseSensitive && typeof value === "string" ? value.toLowerCase() : value;
+    };
+    const items = sequence(input, `${name}()`);
+    budget.step(items.length);
+    let best: Value = undefined;
+    for (const item of items) {
+      if (best === undefined || (name === "min" ? less(key(item), key(best)) : less(key(best), key(item)))) best = item;
     }
     return best;
   };
 }
 
-/** Jinja's `items`: the (key, value) pairs of a mapping, in its order; nothing for undefined. */
-function items(value: unknown): [string, unknown][] {
-  if (value === undefined || value === null) return [];
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw new TemplateSandboxError("items() can only be used on a mapping");
+function listFilter(input: Value, _args: Arguments, budget: RenderBudget): Value[] {
+  if (typeof input === "string") {
+    budget.items(input.length, "list()");
+    return [...input];
   }
-  return Object.entries(value);
-}
-
-/** Jinja's `format`: Python's `%` formatting, with positional values or keywords (`%(name)s`). */
-export function format(value: unknown, ...args: Arguments): string {
-  const [positional, keywords] = split("format", args, Object.keys((args.at(-1) as object | undefined) ?? {}));
-  if (positional.length > 0 && Object.keys(keywords).length > 0) {
-    throw new TemplateSandboxError("format() takes positional values or keywords, not both");
-  }
-  let next = 0;
-  const text = String(value).replace(
-    /%(?:\(([^)]*)\))?([-+ 0#]*)(\d+)?(?:\.(\d+))?([sdifFeExXor%])/g,
-    (
-      whole,
-      key: string | undefined,
-      flags: string,
-      width: string | undefined,
-      precision: string | undefined,
-      type: string,
-    ) => {
-      if (type === "%") return "%";
-      let item: unknown;
-      if (key !== undefined) {
-        if (!(key in keywords)) throw new TemplateSandboxError(`format(): no value for "%(${key})${type}"`);
-        item = keywords[key];
-      } else {
-        if (next >= positional.length)
-          throw new TemplateSandboxError("format(): not enough arguments for format string");
-        item = positional[next++];
-      }
-      return percent(item, flags, width === undefined ? 0 : Number(width), precision, type, whole);
-    },
-  );
-  if (positional.length > next && Object.keys(keywords).length === 0) {
-    throw new TemplateSandboxError("format(): not all arguments converted during string formatting");
-  }
-  return checkedSize(text);
-}
-
-function percent(
-  item: unknown,
-  flags: string,
-  width: number,
-  precision: string | undefined,
-  type: string,
-  whole: string,
-): string {
-  if (width > 10_000) throw new TemplateSandboxError(`format(): width ${width} in "${whole}" is too wide`);
-  let text: string;
-  const number = Number(item);
-  const sign = (digits: string) =>
-    number >= 0 && flags.includes("+") ? `+${digits}` : number >= 0 && flags.includes(" ") ? ` ${digits}` : digits;
-  switch (type) {
-    case "s":
-      text = pythonStr(item);
-      if (precision !== undefined) text = text.slice(0, Number(precision));
-      break;
-    case "r":
-      text = typeof item === "string" ? `'${item.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'` : pythonStr(item);
-      break;
-    case "d":
-    case "i":
-      if (!Number.isFinite(number)) throw new TemplateSandboxError(`format(): %${type} format: a number is required`);
-      text = sign(String(Math.trunc(number)));
-      break;
-    case "f":
-    case "F":
-      text = sign(number.toFixed(precision === undefined ? 6 : Number(precision)));
-      break;
-    case "e":
-    case "E": {
-      const exponential = number.toExponential(precision === undefined ? 6 : Number(precision));
-      // Python writes at least two exponent digits: 1.5e+03, not 1.5e+3.
-      text = sign(exponential.replace(/e([+-])(\d)$/, "e$10$2"));
-      if (type === "E") text = text.toUpperCase();
-      break;
-    }
-    default: {
-      const base = type === "o" ? 8 : 16;
-      const digits = Math.trunc(Math.abs(number)).toString(base);
-      const prefix = flags.includes("#") ? (type === "o" ? "0o" : type === "X" ? "0X" : "0x") : "";
-      text = (number < 0 ? "-" : "") + prefix + (type === "X" ? digits.toUpperCase() : digits);
-      text = sign(text);
-    }
-  }
-  if (text.length >= width) return text;
-  if (flags.includes("-")) return text.padEnd(width);
-  if (flags.includes("0") && type !== "s" && type !== "r") {
-    const signed = /^[+\- ]/.test(text) ? text[0]! : "";
-    return signed + text.slice(signed.length).padStart(width - signed.length, "0");
-  }
-  return text.padStart(width);
-}
-
-// str() of a value as Python prints it, for the JSON values a template holds.
-function pythonStr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  return String(value);
-}
-
-/**
- * Jinja's `wordwrap(width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True)`: each line of
- * the text wrapped as Python's textwrap wraps it (whitespace kept inside lines, dropped at the breaks), the
- * lines joined with `wrapstring` (default a newline).
- */
-export function wordwrap(value: unknown, ...args: Arguments): string {
-  const names = ["width", "break_long_words", "wrapstring", "break_on_hyphens"] as const;
-  const [positional, keywords] = split("wordwrap", args, names);
-  const option = (index: number) => keywords[names[index]!] ?? positional[index];
-  const width = Number(option(0) ?? 79);
-  const breakLongWords = option(1) === undefined ? true : Boolean(option(1));
-  const wrapstring = (option(2) ?? "\n") as string;
-  const breakOnHyphens = option(3) === undefined ? true : Boolean(option(3));
-  if (!(width > 0)) throw new TemplateSandboxError(`wordwrap(): invalid width ${width} (must be > 0)`);
-  const lines = String(value).split(/\r\n|\r|\n/);
-  if (lines.at(-1) === "") lines.pop(); // str.splitlines() makes no empty last line
-  return checkedSize(
-    lines.map((line) => wrapLine(line, width, breakLongWords, breakOnHyphens).join(wrapstring)).join(wrapstring),
-  );
-}
-
-// textwrap.TextWrapper._wrap_chunks, with expand_tabs=False, replace_whitespace=False, drop_whitespace=True.
-function wrapLine(text: string, width: number, breakLongWords: boolean, breakOnHyphens: boolean): string[] {
-  const chunks = text
-    .split(/(\s+)/)
-    .filter((chunk) => chunk !== "")
-    .flatMap((chunk) => (breakOnHyphens && !/^\s/.test(chunk) ? chunk.split(/(?<=\w-)(?=\w)/) : [chunk]))
-    .reverse();
-  const lines: string[] = [];
-  while (chunks.length > 0) {
-    countStep();
-    const line: string[] = [];
-    let length = 0;
-    if (chunks.at(-1)!.trim() === "" && lines.length > 0) chunks.pop();
-    while (chunks.length > 0 && length + chunks.at(-1)!.length <= width) {
-      length += chunks.at(-1)!.length;
-      line.push(chunks.pop()!);
-    }
-    if (chunks.length > 0 && chunks.at(-1)!.length > width) {
-      if (breakLongWords) {
-        const room = Math.max(width - length, 1);
-        const long = chunks.pop()!;
-        line.push(long.slice(0, room));
-        chunks.push(long.slice(room));
-      } else if (line.length === 0) {
-        line.push(chunks.pop()!);
-      }
-    }
-    if (line.length > 0 && line.at(-1)!.trim() === "") line.pop();
-    if (line.length > 0) lines.push(line.join(""));
-  }
-  return lines;
-}
-
-/** The Jinja filters that nunjucks lacks, by name. */
-export const JINJA_FILTERS: Readonly<Record<string, (...args: any[]) => unknown>> = {
-  tojson,
-  map,
-  unique,
-  min: extreme("min"),
-  max: extreme("max"),
-  items,
-  format,
-  wordwrap,
-};
-
-const WHITESPACE = " \t\n\r\v\f";
-
-function stripped(text: string, characters: unknown, start: boolean, end: boolean): string {
-  const set = characters === undefined || characters === null ? WHITESPACE : String(characters);
-  let from = 0;
-  let to = text.length;
-  while (start && from < to && set.includes(text[from]!)) from += 1;
-  while (end && to > from && set.includes(text[to - 1]!)) to -= 1;
-  return text.slice(from, to);
-}
-
-function pythonSplit(text: string, separator: unknown, limit: unknown): string[] {
-  const max = limit === undefined || limit === null || Number(limit) < 0 ? Infinity : Number(limit);
-  if (separator === undefined || separator === null) {
-    const parts: string[] = [];
-    let rest = text.replace(/^\s+/, "");
-    while (rest !== "") {
-      if (parts.length === max) {
-        parts.push(rest);
-        break;
-      }
-      const match = /\s+/.exec(rest);
-      if (match === null) {
-        parts.push(rest);
-        break;
-      }
-      parts.push(rest.slice(0, match.index));
-      rest = rest.slice(match.index + match[0].length);
-    }
-    return parts;
-  }
-  const sep = String(separator);
-  if (sep === "") throw new TemplateSandboxError("split(): empty separator");
-  const parts = text.split(sep);
-  return parts.length - 1 <= max ? parts : [...parts.slice(0, max), parts.slice(max).join(sep)];
-}
-
-/** The Python str methods a template may call on a text, with Python's behaviour. */
-export const STRING_METHODS: Readonly<Record<string, (text: string, ...args: any[]) => unknown>> = {
-  upper: (text) => text.toUpperCase(),
-  lower: (text) => text.toLowerCase(),
-  title: (text) => text.replace(/\p{L}+/gu, (word) => word[0]!.toUpperCase() + word.slice(1).toLowerCase()),
-  capitalize: (text) => text.slice(0, 1).toUpperCase() + text.slice(1).toLowerCase(),
-  strip: (text, characters) => stripped(text, characters, true, true),
-  lstrip: (text, characters) => stripped(text, characters, true, false),
-  rstrip: (text, characters) => stripped(text, characters, false, true),
-  startswith: (text, prefix) =>
-    (Array.isArray(prefix) ? prefix : [prefix]).some((item) => text.startsWith(String(item))),
-  endswith: (text, suffix) => (Array.isArray(suffix) ? suffix : [suffix]).some((item) => text.endsWith(String(item))),
-  replace: (text, old, replacement, count) => {
-    const parts = text.split(String(old));
-    const times = count === undefined || Number(count) < 0 ? parts.length - 1 : Number(count);
-    return checkedSize(
-      parts.slice(0, times + 1).join(String(replacement)) +
-        (parts.length - 1 > times ? String(old) + parts.slice(times + 1).join(String(old)) : ""),
+  if (Array.isArray(input)) return input;
+  if (isDict(input)) {
+    return [...input.entries()].map(
+      ([key, value]) =>
+        new Map<string, Value>([
+          ["key", key],
+          ["value", value],
+        ]),
     );
-  },
-  split: (text, separator, limit) => pythonSplit(text, separator, limit),
-  splitlines: (text) => {
-    const lines = text.split(/\r\n|\r|\n/);
-    if (lines.at(-1) === "") lines.pop();
-    return lines;
-  },
-  join: (text, values) =>
-    checkedSize(
-      sequence(values)
-        .map((value) => String(value))
-        .join(text),
-    ),
-  count: (text, part) => (String(part) === "" ? text.length + 1 : text.split(String(part)).length - 1),
-  find: (text, part) => text.indexOf(String(part)),
-  isdigit: (text) => /^\d+$/.test(text),
-  isalpha: (text) => /^\p{L}+$/u.test(text),
-  isspace: (text) => /^\s+$/.test(text),
-  isupper: (text) => /\p{Lu}/u.test(text) && text === text.toUpperCase(),
-  islower: (text) => /\p{Ll}/u.test(text) && text === text.toLowerCase(),
-  zfill: (text, width) => {
-    const signed = /^[+-]/.test(text) ? text[0]! : "";
-    return signed + text.slice(signed.length).padStart(Number(width) - signed.length, "0");
-  },
-};
+  }
+  throw new TemplateSandboxError("list filter: type not iterable");
+}
 
-/** The Python dict methods a template may call on a mapping (a plain object), with Python's behaviour. */
-export const MAPPING_METHODS: Readonly<Record<string, (mapping: Record<string, unknown>, ...args: any[]) => unknown>> =
-  {
-    items: (mapping) => Object.entries(mapping),
-    keys: (mapping) => Object.keys(mapping),
-    values: (mapping) => Object.values(mapping),
-    get: (mapping, key, fallback = null) => (Object.hasOwn(mapping, String(key)) ? mapping[String(key)] : fallback),
+function length(input: Value): Value {
+  if (input === undefined || input === null || input === false) return 0;
+  if (isDict(input)) return input.size;
+  if (typeof input === "string" || Array.isArray(input)) return input.length;
+  return undefined;
+}
+
+const HTML: Readonly<Record<string, string>> = { "&": "&amp;", '"': "&quot;", "'": "&#39;", "<": "&lt;", ">": "&gt;" };
+
+function escape(input: Value, _args: Arguments, budget: RenderBudget): string {
+  const value = input === undefined || input === null ? "" : text(input);
+  budget.text(value.length * 6, "escape()");
+  return value.replace(/[&"'<>]/g, (character) => HTML[character]!);
+}
+
+function urlencode(input: Value, _args: Arguments, budget: RenderBudget): string {
+  const encode = (value: Value) => {
+    const part = text(value);
+    budget.text(part.length * 9, "urlencode()");
+    return encodeURIComponent(part);
   };
+  if (typeof input === "string") return encode(input);
+  const pairs = isDict(input)
+    ? [...input.entries()]
+    : sequence(input, "urlencode()").map((pair) => [member(pair, 0), member(pair, 1)]);
+  return pairs.map(([key, value]) => `${encode(key as Value)}=${encode(value as Value)}`).join("&");
+}
+
+function round(input: Value, args: Arguments): number {
+  const precision = numeric(arg(args, 0, "precision") ?? 0, "round()") || 0;
+  const method = arg(args, 1, "method");
+  const factor = 10 ** precision;
+  const rounder = method === "ceil" ? Math.ceil : method === "floor" ? Math.floor : Math.round;
+  return rounder(numeric(input, "round()") * factor) / factor;
+}
+
+function reverse(input: Value, _args: Arguments, budget: RenderBudget): Value {
+  if (typeof input === "string") return [...input].reverse().join("");
+  const items = [...sequence(input, "reverse()")];
+  budget.step(items.length);
+  return items.reverse();
+}
+
+function first(input: Value): Value {
+  return member(input, 0);
+}
+
+function last(input: Value): Value {
+  if (typeof input === "string" || Array.isArray(input)) return input[input.length - 1];
+  return undefined;
+}
+
+function intFilter(input: Value, args: Arguments): Value {
+  const base = numeric(arg(args, 1, "base") ?? 10, "int()");
+  const parsed = Number.parseInt(text(input), base);
+  return Number.isNaN(parsed) ? arg(args, 0, "default") : parsed;
+}
+
+function floatFilter(input: Value, args: Arguments): Value {
+  const parsed = Number.parseFloat(text(input));
+  return Number.isNaN(parsed) ? arg(args, 0, "default") : parsed;
+}
+
+function items(input: Value): Value[] {
+  if (input === undefined || input === null) return [];
+  if (!isDict(input)) throw new TemplateSandboxError("items() can only be used on a mapping");
+  return [...input.entries()].map(([key, value]) => [key, value]);
+}
+
+function title(input: Value): string {
+  return str(input)
+    .split(" ")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase())
+    .join(" ");
+}
+
+function wordcount(input: Value): Value {
+  const value = str(input);
+  let words = 0;
+  let inWord = false;
+  for (const character of value) {
+    const word = /\w/.test(character);
+    if (word && !inWord) words += 1;
+    inWord = word;
+  }
+  return words === 0 ? null : words;
+}
+
+function dump(input: Value, args: Arguments, budget: RenderBudget): string {
+  const spaces = arg(args, 0, "spaces");
+  const indent =
+    spaces === undefined || spaces === null ? 0 : Math.min(10, Math.max(0, Math.floor(numeric(spaces, "dump()"))));
+  return javascriptJson(input, indent, 0, budget) ?? "undefined";
+}
+
+// JSON.stringify of a template value (keys in their order, non-ASCII kept), `undefined` for none.
+function javascriptJson(value: Value, indent: number, depth: number, budget: RenderBudget): string | undefined {
+  budget.step();
+  if (value === undefined || value instanceof Callable) return undefined;
+  if (value === null || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
+  if (typeof value === "string") return JSON.stringify(value);
+  const newline = indent === 0 ? "" : `\n${" ".repeat(indent * (depth + 1))}`;
+  const closing = indent === 0 ? "" : `\n${" ".repeat(indent * depth)}`;
+  const colon = indent === 0 ? ":" : ": ";
+  const parts = Array.isArray(value)
+    ? value.map((item) => javascriptJson(item, indent, depth + 1, budget) ?? "null")
+    : [...(value as Dict).entries()].flatMap(([key, item]) => {
+        const json = javascriptJson(item, indent, depth + 1, budget);
+        return json === undefined ? [] : [`${JSON.stringify(key)}${colon}${json}`];
+      });
+  const size = parts.reduce((total, part) => total + part.length + newline.length + 1, 0);
+  budget.text(size, "dump()");
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  return parts.length === 0 ? open + close : `${open}${newline}${parts.join(`,${newline}`)}${closing}${close}`;
+}
+
+const simple =
+  (work: (value: string) => string): Filter =>
+  (input) =>
+    work(str(input));
+
+const FILTER_LIST: readonly (readonly [string, Filter])[] = [
+  ["abs", (input) => Math.abs(numeric(input, "abs()"))],
+  ["batch", batch],
+  ["capitalize", simple((value) => value.charAt(0).toUpperCase() + value.slice(1).toLowerCase())],
+  ["center", center],
+  ["default", (input, args) => (truthy(arg(args, 1, "boolean")) ? (truthy(input) ? input : arg(args, 0, "default_value")) : input !== undefined ? input : arg(args, 0, "default_value"))],
+  ["dictsort", dictsort],
+  ["dump", dump],
+  ["escape", escape],
+  ["first", first],
+  ["float", floatFilter],
+  ["forceescape", escape],
+  ["format", (input, args, budget) => format(input, args, budget)],
+  ["indent", indent],
+  ["int", intFilter],
+  ["items", items],
+  ["join", (input, args, budget) => {
+    const path = arg(args, 1, "attribute");
+    const values = truthy(path) ? sequence(input, "join()").map((item) => member(item, path)) : input;
+    return joined(values, str(arg(args, 0, "d")), budget);
+  }],
+  ["last", last],
+  ["length", length],
+  ["list", listFilter],
+  ["lower", simple((value) => value.toLowerCase())],
+  ["map", map],
+  ["max", extreme("max")],
+  ["min", extreme("min")],
+  ["reject", selecting(false)],
+  ["rejectattr", selectingAttribute(false)],
+  ["replace", replaceFilter],
+  ["reverse", reverse],
+  ["round", round],
+  ["safe", (input) => (input === undefined || input === null ? "" : text(input))],
+  ["select", selecting(true)],
+  ["selectattr", selectingAttribute(true)],
+  ["slice", slice],
+  ["sort", sortFilter],
+  ["string", (input) => (typeof input === "string" || Array.isArray(input) || isDict(input) ? input : text(input))],
+  ["striptags", striptags],
+  ["sum", sum],
+  ["title", title],
+  ["tojson", (input, args, budget) => tojson(input, arg(args, 0, "indent"), budget)],
+  ["trim", (input) => trimmed(text(input))],
+  ["truncate", truncate],
+  ["unique", unique],
+  ["upper", simple((value) => value.toUpperCase())],
+  ["urlencode", urlencode],
+  ["wordcount", wordcount],
+  ["wordwrap", (input, args, budget) => wordwrap(input, args, budget)],
+] as const; // prettier-ignore
+
+/** The filters a template may apply, by name: the allow-list (with Jinja's short names `d` and `e`). */
+export const FILTERS: ReadonlyMap<string, Filter> = new Map([
+  ...FILTER_LIST,
+  ["d", FILTER_LIST.find(([name]) => name === "default")![1]],
+  ["e", escape],
+]);

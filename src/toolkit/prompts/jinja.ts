@@ -1,69 +1,57 @@
 /**
- * The Jinja engine of prompt files: nunjucks, set up as Jinja renders plain text. Nothing is escaped, a
- * variable that the render does not get fails it, and one trailing newline of a template is dropped.
- * Jinja's filters that nunjucks lacks are added (jinja-filters.ts), and every template runs sandboxed
- * (sandbox.ts): it reads data only, and renders within a budget.
+ * The Jinja engine of prompt files: nunjucks' parser makes the syntax tree (jinja-syntax.ts), and our
+ * interpreter evaluates it (jinja-interpreter.ts) as Jinja renders plain text: nothing is escaped, a
+ * value output that is undefined fails the render, and one trailing newline of a template is dropped.
+ * No template is ever compiled to JavaScript. Every render runs within a budget (sandbox.ts).
  */
-import nunjucks from "nunjucks";
-import { JINJA_FILTERS } from "./jinja-filters.js";
+import { isKnownFilter as knownFilter } from "./jinja-filters.js";
+import { renderTree } from "./jinja-interpreter.js";
+import { parseJinja, refuseUnsafe, unsafeNodes, type JinjaNode } from "./jinja-syntax.js";
 import { PromptFileError } from "./schema.js";
-import { checkedSize, countStep, installSandbox, safeRange, unsafeReads, withinBudget } from "./sandbox.js";
 
 /** The name under which a layer's template extends the base template. */
 export const BASE_TEMPLATE = "base";
 
-/** A nunjucks environment over templates held in memory, by name. */
-export function jinjaEnvironment(templates: Readonly<Record<string, string>> = {}): nunjucks.Environment {
-  const loader = {
-    getSource(name: string) {
-      const source = templates[name];
-      // nunjucks reads null as "no such template" (its typings say otherwise).
-      if (source === undefined) return null as unknown as nunjucks.LoaderSource;
-      return { src: jinjaSource(source), path: name, noCache: false };
-    },
-  };
-  installSandbox();
-  const environment = new nunjucks.Environment(loader, { autoescape: false, throwOnUndefined: true });
-  for (const [name, filter] of Object.entries(JINJA_FILTERS)) environment.addFilter(name, filter);
-  // Every filter counts against the render budget, and so does the text it makes.
-  const filters = (environment as unknown as { filters: Record<string, (...args: unknown[]) => unknown> }).filters;
-  for (const [name, filter] of Object.entries(filters)) {
-    filters[name] = function (this: unknown, ...args: unknown[]) {
-      countStep();
-      return checkedSize(filter.apply(this, args));
-    };
-  }
-  environment.addGlobal("range", safeRange);
-  return environment;
+/** A parsed and checked template, with the templates it may extend: what `renderTemplate` renders. */
+export interface CompiledTemplate {
+  /** The template's syntax tree. */
+  readonly tree: JinjaNode;
+  /** The templates an `extends` of it may name, parsed and checked too. */
+  readonly templates: ReadonlyMap<string, JinjaNode>;
 }
 
 /**
- * Compile `source` now, so that invalid Jinja fails here: the error names `where`. A template that reads
- * a path to constructors or prototypes is refused too, naming the line.
+ * Parse `source` now and check it, so that invalid Jinja and unsafe names fail here: the error names
+ * `where` and the line. `templates` are those it may extend (only a template given them may `extends`).
  */
-export function compileTemplate(environment: nunjucks.Environment, source: string, where: string): nunjucks.Template {
-  let template: nunjucks.Template;
+export function compileTemplate(
+  source: string,
+  where: string,
+  templates: Readonly<Record<string, string>> = {},
+): CompiledTemplate {
+  const parsed = new Map<string, JinjaNode>();
+  for (const [name, text] of Object.entries(templates))
+    parsed.set(name, checkedTree(text, `${where} (${name})`, false));
+  return { tree: checkedTree(source, where, parsed.size > 0), templates: parsed };
+}
+
+function checkedTree(source: string, where: string, allowExtends: boolean): JinjaNode {
+  let tree: JinjaNode;
   try {
-    template = new nunjucks.Template(jinjaSource(source), environment, where, true);
+    tree = parseJinja(jinjaSource(source));
   } catch (error) {
     throw new PromptFileError(`${where} is not valid Jinja: ${jinjaMessage(error)}`, { cause: error });
   }
-  const unsafe = unsafeReads(jinjaSource(source))[0];
-  if (unsafe !== undefined) {
-    throw new PromptFileError(
-      `${where}, line ${unsafe.line}: the template reads "${unsafe.name}", and no prompt template may read ` +
-        "constructors, prototypes or names that start with __: a prompt file is data, not code. Remove it.",
-    );
-  }
-  return template;
+  refuseUnsafe(unsafeNodes(tree, allowExtends), where);
+  return tree;
 }
 
-/** Render a compiled template within the render budget (sandbox.ts): nunjucks' errors are thrown as they come. */
-export function renderTemplate(template: nunjucks.Template, variables: Readonly<Record<string, unknown>>): string {
-  return withinBudget(() => template.render({ ...variables }));
+/** Render a compiled template with `variables`, within the render budget; errors are thrown as they come. */
+export function renderTemplate(template: CompiledTemplate, variables: Readonly<Record<string, unknown>>): string {
+  return renderTree({ tree: template.tree, templates: template.templates, variables });
 }
 
-/** The message of a nunjucks error on one line, without the "Template render error" headers it stacks. */
+/** The message of an engine error on one line, with its line and column when it has them. */
 export function jinjaMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const lines = text
@@ -72,22 +60,19 @@ export function jinjaMessage(error: unknown): string {
     .filter((line) => line !== "" && !/^\([^)]*\)(\s*\[Line \d+, Column \d+\])?$/.test(line));
   const position = /\[Line (\d+), Column (\d+)\]/.exec(text);
   const message = lines.join("; ") || text;
-  return position === null ? message : `${message} (line ${position[1]}, column ${position[2]})`;
+  const named =
+    error instanceof Error && error.name !== "Error" && error.name !== "Template render error"
+      ? `${error.name}: ${message}`
+      : message;
+  return position === null ? named : `${named} (line ${position[1]}, column ${position[2]})`;
 }
 
-// Jinja drops one trailing newline of a template (keep_trailing_newline=False); nunjucks keeps it.
+// Jinja drops one trailing newline of a template (keep_trailing_newline=False); the parser keeps it.
 function jinjaSource(source: string): string {
   return source.replace(/\r?\n$/, "");
 }
 
-const filters = jinjaEnvironment();
-
 /** Whether the engine has a filter of this name: Jinja refuses an unknown filter when it compiles. */
 export function isKnownFilter(name: string): boolean {
-  try {
-    filters.getFilter(name);
-    return true;
-  } catch {
-    return false;
-  }
+  return knownFilter(name);
 }

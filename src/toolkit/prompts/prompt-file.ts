@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { jinjaEnvironment, compileTemplate, isKnownFilter } from "./jinja.js";
+import { compileTemplate, isKnownFilter } from "./jinja.js";
 import { PromptFileError, type ModelLayer, PromptFileFields, type PromptFileInput, type ToolTexts } from "./schema.js";
 import { ALWAYS_KNOWN, Prompts } from "./prompts.js";
 import { templateReads, type TemplateReads } from "./template-reads.js";
@@ -193,7 +193,7 @@ export class PromptFile {
 
   // Compile a template now (invalid Jinja fails at load), and check its filters exist.
   private checkedTemplate(source: string, what: string): TemplateReads {
-    compileTemplate(jinjaEnvironment(), source, `${what} in ${this.origin}`);
+    compileTemplate(source, `${what} in ${this.origin}`);
     const reads = templateReads(source);
     const unknownFilters = reads.filters.filter((name) => !isKnownFilter(name));
     if (unknownFilters.length > 0) this.refuse(`${what} applies the unknown filter ${quoted(unknownFilters)}`);

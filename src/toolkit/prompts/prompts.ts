@@ -1,9 +1,8 @@
 /** The texts of one prompt file for one model, which PromptFile.forModel resolves. */
 import { createHash } from "node:crypto";
-import type nunjucks from "nunjucks";
 import { canonicalJson } from "../../domain/json.js";
 import type { Tool } from "../../runtime/contracts.js";
-import { BASE_TEMPLATE, compileTemplate, jinjaEnvironment, jinjaMessage, renderTemplate } from "./jinja.js";
+import { BASE_TEMPLATE, compileTemplate, jinjaMessage, renderTemplate, type CompiledTemplate } from "./jinja.js";
 import { PromptFileError, type ToolTexts } from "./schema.js";
 import { templateReads } from "./template-reads.js";
 
@@ -33,7 +32,7 @@ export class Prompts {
   readonly digest: string;
   /** The template that `system` renders: the base, or a template that extends it with the block overrides. */
   readonly source: string;
-  private readonly compiled: nunjucks.Template | null;
+  private readonly compiled: CompiledTemplate | null;
   private readonly variables: readonly string[];
 
   constructor(fields: PromptsFields) {
@@ -63,8 +62,9 @@ export class Prompts {
       this.compiled = null;
       this.variables = [];
     } else {
-      const environment = jinjaEnvironment({ [BASE_TEMPLATE]: this.template });
-      this.compiled = compileTemplate(environment, this.source, "the system template");
+      const bases: Record<string, string> =
+        Object.keys(this.blocks).length === 0 ? {} : { [BASE_TEMPLATE]: this.template };
+      this.compiled = compileTemplate(this.source, "the system template", bases);
       const base = templateReads(this.template);
       this.variables = Object.keys(this.blocks).length === 0 ? base.variables : readsWithBlocks(base, this.blocks);
     }

@@ -1,8 +1,8 @@
 /**
- * What a Jinja template reads, from the nunjucks parser's syntax tree: the variables it looks up outside
+ * What a Jinja template reads, from its syntax tree (jinja-syntax.ts): the variables it looks up outside
  * its own loop, set and macro names, the filters it applies, and the blocks it defines.
  */
-import nunjucks from "nunjucks";
+import { childrenOf, isNode, parseJinja } from "./jinja-syntax.js";
 
 /** What one template reads and defines. */
 export interface TemplateReads {
@@ -16,31 +16,17 @@ export interface TemplateReads {
   assigned: string[];
 }
 
-/** A node of the nunjucks syntax tree (undocumented: see nunjucks/src/nodes.js). */
-interface JinjaNode {
-  typename: string;
-  fields: string[];
-  [field: string]: unknown;
-}
-
-// The parser is public in nunjucks' exports but absent from its type declarations.
-const parser = (nunjucks as unknown as { parser: { parse(source: string): JinjaNode } }).parser;
-
-/** Parse `source` and return what it reads. Throws the nunjucks error when the source is not valid Jinja. */
+/** Parse `source` and return what it reads. Throws the parser's error when the source is not valid Jinja. */
 export function templateReads(source: string): TemplateReads {
   const walker = new Walker();
   const scope = new Set<string>();
-  walker.walk(parser.parse(source), scope);
+  walker.walk(parseJinja(source), scope);
   return {
     variables: [...walker.variables],
     filters: [...walker.filters],
     blocks: walker.blocks,
     assigned: [...scope],
   };
-}
-
-function isNode(value: unknown): value is JinjaNode {
-  return value !== null && typeof value === "object" && typeof (value as JinjaNode).typename === "string";
 }
 
 function nameOf(node: unknown): string | null {
@@ -106,9 +92,9 @@ class Walker {
         const name = nameOf(node.name);
         if (name !== null && node.typename === "Macro") scope.add(name);
         const inner = new Set([...scope, "caller"]);
-        for (const argument of this.childrenOf(node.args)) {
+        for (const argument of childrenOf(node.args)) {
           if (isNode(argument) && argument.typename === "KeywordArgs") {
-            for (const pair of this.childrenOf(argument)) {
+            for (const pair of childrenOf(argument)) {
               if (!isNode(pair)) continue;
               this.walk(pair.value, scope);
               const key = nameOf(pair.key);
@@ -134,7 +120,7 @@ class Walker {
       }
       case "FromImport": {
         this.walk(node.template, scope);
-        for (const name of this.childrenOf(node.names)) {
+        for (const name of childrenOf(node.names)) {
           const alias = isNode(name) && name.typename === "Pair" ? name.value : name;
           for (const target of this.targets(alias)) scope.add(target);
         }
@@ -145,15 +131,10 @@ class Walker {
     }
   }
 
-  private childrenOf(value: unknown): unknown[] {
-    if (Array.isArray(value)) return value;
-    return isNode(value) && Array.isArray(value.children) ? value.children : [];
-  }
-
   // The names a loop, a set or an import assigns: one symbol, or a list of them (`for key, value in ...`).
   private targets(value: unknown): string[] {
     const name = nameOf(value);
     if (name !== null) return [name];
-    return this.childrenOf(value).flatMap((child) => this.targets(child));
+    return childrenOf(value).flatMap((child) => this.targets(child));
   }
 }

@@ -46,7 +46,6 @@ describe("a prompt template is data, not code", () => {
     ["prototype", "{{ range.prototype }}", "prototype"],
     ["a subscript", '{{ citation["constructor"] }}', "constructor"],
     ["an attribute argument", '{{ [citation] | map(attribute="constructor.name") | join }}', "constructor"],
-    ["a variable of Object.prototype", "{{ valueOf() }}", "valueOf"],
     ["a block of a layer", null, "constructor"],
   ])("refuses %s at load", (_what, template, name) => {
     const yaml =
@@ -61,6 +60,8 @@ describe("a prompt template is data, not code", () => {
       /read "constructor", which no template may read/,
     );
     expect(() => render("{{ range[name] }}", { name: "call" })).toThrow(/of a function/);
+    // A name of Object.prototype is a name like any other: the interpreter's scope is a Map, so it is undefined.
+    expect(() => render("{{ valueOf() }}")).toThrow(/"valueOf" is a none, not a function/);
     // Prototype methods of data are no members: only own properties, Python's methods and items.
     expect(
       render("{% if data.hasOwnProperty is defined %}yes{% else %}no{% endif %}|{{ data.x }}", { data: { x: 1 } }),
@@ -137,5 +138,74 @@ describe("Jinja's filters and Python's methods in a prompt file", () => {
     expect(() => render("{{ name.toUpperCase() }}", { name: "a" })).toThrow(
       /"toUpperCase" is a JavaScript method; a template calls Python's str methods \(upper, lower/,
     );
+  });
+});
+
+// Each call that ran until killed (or took seconds) on the compiled engine: refused by its stated size, not by time.
+describe("a filter call bounds its work before it starts", () => {
+  const long = (seed: string, doublings: number) =>
+    `{% set s = "${seed}" %}{% for i in range(${doublings}) %}{% set s = s ~ s %}{% endfor %}`;
+
+  it.each([
+    ["center(3e8)", '{{ "a" | center(300000000) }}', /center\(\) would make a text of 300000000 characters/],
+    ["indent(3e8)", '{{ "a\\nb" | indent(300000000) }}', /indent\(\) would make a text of 600000003 characters/],
+    ["slice(1e8)", "{{ [1] | slice(100000000) | length }}", /slice\(\) would make 100000001 items/],
+    [
+      "batch with a fill of 1e9",
+      '{{ [1] | batch(1000000000, "x") | length }}',
+      /batch\(\) would make 1000000001 items/,
+    ],
+    ["batch of 131k characters", `${long("x", 17)}{{ s | batch(3) | length }}`, /batch\(\) would make 131072 items/],
+    [
+      "a format width of 1e9",
+      '{{ "%1000000000s" | format("a") }}',
+      /format\(\): the width of "%1000000000s" would make/,
+    ],
+    ["zfill(1e9)", "{{ citation.zfill(1000000000) }}", /zfill\(\) would make a text of 1000000000 characters/],
+    [
+      "replace of '' by a long text",
+      `${long("xxxxxxxx", 12)}{{ s | replace("", s) | length }}`,
+      /replace\(\) would make a text/,
+    ],
+    [
+      "join of a long list",
+      `${long("xxxxxxxx", 10)}{{ range(200) | map("string") | join(s) | length }}`,
+      /join\(\) would make a text/,
+    ],
+  ])("refuses %s by its size", (_what, template, message) => {
+    expect(() => render(template, { citation: "[1]" })).toThrow(message);
+  });
+
+  it("runs striptags, format and trim on 131k characters that backtracked, in steps linear in the length", () => {
+    expect(render(`${long("<a ", 16)}{{ s | striptags | length }}`)).toBe("196607");
+    expect(render(`${long("%(", 17)}{{ s | format(a=1) | length }}`)).toBe(String(2 ** 18));
+    expect(render(`${long(" ", 17)}{{ (s ~ "x" ~ s) | trim }}`)).toBe("x");
+  });
+
+  it("takes no regular expression from the template: replace is literal, a regex literal is refused at load", () => {
+    expect(render('{{ "a.b.c" | replace(".", "-") }}')).toBe("a-b-c");
+    expect(() => PromptFile.parse('system: "{{ citation | replace(r/(a+)+$/, \\"b\\") }}"')).toThrow(
+      /no regular expressions/,
+    );
+  });
+});
+
+// Issue 61: the load check must see set targets, or `{% set __proto__ %}` reaches a name no template may use.
+describe("the load check of set targets", () => {
+  it.each([
+    ["{% set __proto__ = {'polluted': 1} %}{{ polluted }}", "__proto__"],
+    ["{% set constructor = 1 %}{{ constructor }}", "constructor"],
+    ["{% set x, prototype = 1 %}{{ x }}", "prototype"],
+    ["{% set __class__ %}x{% endset %}", "__class__"],
+  ])("refuses %s at load, naming the line", (template, name) => {
+    const error = refusal(() => PromptFile.parse(`system: "You help.\\n${template}"`, "set.yaml"));
+    expect(error.message).toContain(`the system template in set.yaml, line 2: the template reads "${name}"`);
+  });
+});
+
+describe("striptags as nunjucks had it", () => {
+  it("strips tags and comments, keeps a `<` without a `>`, squashes whitespace", () => {
+    expect(render('{{ "<p class=x>Hi <b>there</b><!-- note --> a<b c <i>x</i>" | striptags }}')).toBe("Hi there ax");
+    expect(render('{{ "a < b and <_x> <a_b> c" | striptags }}')).toBe("a < b and <_x> <a_b> c");
   });
 });
