@@ -48,6 +48,13 @@ export function modelError(error: unknown, model: string, signal?: AbortSignal):
 
 function apiCallError(error: APICallError, model: string): unknown {
   const status = error.statusCode;
+  // A 2xx whose body failed to arrive or to parse: the service or the network broke off mid-response.
+  if (status !== undefined && status >= 200 && status < 300) {
+    return new TransientError(
+      `The response of ${model} broke off: ${sentence(withRootCause(error))} The call can be tried again.`,
+      { cause: error, details: { status } },
+    );
+  }
   const apiMessage = apiMessageOf(error);
   if (status === undefined || error.isRetryable || TRANSIENT_STATUSES.has(status) || status >= 500) {
     const retryAfter = retryAfterSeconds(error.responseHeaders ? new Headers(error.responseHeaders) : undefined);

@@ -183,6 +183,7 @@ describe("AiSdkChatModel on Anthropic Messages", () => {
     })().catch((caught: unknown) => caught);
     expect(items).toEqual(["Four time"]);
     expect(error).toBeInstanceOf(TransientError);
+    expect((error as Error).message).toContain("broke off");
   });
 
   it("raises TransientError for an overloaded_error event inside an accepted stream", async () => {
