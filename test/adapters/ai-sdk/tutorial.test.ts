@@ -40,6 +40,8 @@ interface Provider {
   overloaded: WireReply;
   invalid: WireReply;
   invalidReason: string;
+  /** Events of the answer's stream before the cut: after its first text fragment. */
+  cutAfter: number;
 }
 
 const anthropicServer = WireServer.forFile("/v1");
@@ -57,6 +59,7 @@ const PROVIDERS: Provider[] = [
     overloaded: anthropicError(529, "overloaded_error", "Overloaded"),
     invalid: anthropicError(400, "invalid_request_error", "tools.0.input_schema: JSON schema is invalid"),
     invalidReason: "tools.0.input_schema: JSON schema is invalid",
+    cutAfter: 4,
   },
   {
     name: "Gemini streamGenerateContent",
@@ -70,6 +73,7 @@ const PROVIDERS: Provider[] = [
     overloaded: geminiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
     invalid: geminiError(400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
     invalidReason: "Request contains an invalid argument.",
+    cutAfter: 1,
   },
 ];
 
@@ -194,13 +198,20 @@ describe.each(PROVIDERS)("tutorial 2 on Temporal through $name", (provider) => {
   });
 
   it("a stream cut mid-way is retried, and the trace holds each output once", async () => {
-    provider.server.reply(provider.stream(SEARCH), provider.stream(ANSWER, { cutAfter: 2 }), provider.stream(ANSWER));
+    provider.server.reply(
+      provider.stream(SEARCH),
+      provider.stream(ANSWER, { cutAfter: provider.cutAfter }),
+      provider.stream(ANSWER),
+    );
     const { turn, catalog, outcome } = await runTurn(provider, "cut");
 
     expect(outcome).toMatchObject({ answer: "Four times a year, for free [2].", modelCalls: 2 });
     const attempts = await modelAttempts(temporal.client, turn);
     expect(attempts.map((started) => started.attempt)).toEqual([1, 2]);
-    expect(attempts[1]!.lastFailure).toMatchObject({ applicationFailureInfo: { type: "TransientError" } });
+    expect(attempts[1]!.lastFailure).toMatchObject({
+      message: expect.stringContaining("broke off"),
+      applicationFailureInfo: { type: "TransientError", nonRetryable: false },
+    });
     expect(provider.server.requests).toHaveLength(3);
     expect(await eventTypes(catalog, turn)).toEqual(["input", "model-output", "tool-output", "model-output"]);
   });
