@@ -34,7 +34,7 @@ export class AiSdkChatModel implements ChatModel, PreparesRequests {
   }
 
   /** What a call sends for `request`, without calling: the request as it is, the call's settings, and the changes. */
-  prepare(request: ChatRequest, options: CallOptions = {}): Promise<PreparedRequest> {
+  async prepare(request: ChatRequest, options: CallOptions = {}): Promise<PreparedRequest> {
     const name = this.resolve(options.model);
     const language = this.languageModel(name);
     const { call, changes } = mapCall(request.messages, request.tools, this.options);
@@ -49,7 +49,7 @@ export class AiSdkChatModel implements ChatModel, PreparesRequests {
       request.messages.map((message) => (message.role === "assistant" ? { ...message, reasoning: null } : message)),
       request.tools,
     );
-    return Promise.resolve({ request: changes.length > 0 ? sent : request, settings, changes });
+    return { request: changes.length > 0 ? sent : request, settings, changes };
   }
 
   /** Call the model and return its whole output. */
