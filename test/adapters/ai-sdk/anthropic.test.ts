@@ -1,7 +1,8 @@
 // AiSdkChatModel through the real @ai-sdk/anthropic package against a local server that speaks
 // Anthropic's Messages API: request mapping, whole and streamed outputs, usage, and error mapping.
 import { describe, expect, it } from "vitest";
-import { resolveModel } from "../../../src/adapters/ai-sdk/registry.js";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { aiSdkProvider, resolveModel } from "../../../src/adapters/ai-sdk/registry.js";
 import { ModelRefusalError } from "../../../src/adapters/ai-sdk/errors.js";
 import { ModelRequestError } from "../../../src/adapters/model-errors.js";
 import { ModelOutput } from "../../../src/domain/events.js";
@@ -153,6 +154,29 @@ describe("AiSdkChatModel on Anthropic Messages", () => {
     expect(error).not.toBeInstanceOf(TransientError);
     expect((error as ModelRequestError).status).toBe(400);
     expect((error as ModelRequestError).message).toContain("messages: text content blocks must be non-empty");
+  });
+
+  it("maps a timeout of the provider's fetch to TransientError, and lets a caller's abort propagate", async () => {
+    server.reply({ silent: true }, { silent: true });
+    const timed = resolveModel("anthropic:claude-sonnet-4-5", {
+      providers: {
+        anthropic: aiSdkProvider((name) =>
+          createAnthropic({
+            apiKey: "test-key",
+            baseURL: server.baseURL,
+            fetch: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(50) }),
+          })(name),
+        ),
+      },
+    });
+    const error = await timed.complete(REQUEST).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TransientError);
+    const caller = new AbortController();
+    const aborted = model().complete(REQUEST, { signal: caller.signal });
+    caller.abort();
+    const abort = await aborted.catch((caught: unknown) => caught);
+    expect(abort).not.toBeInstanceOf(TransientError);
+    expect((abort as Error).name).toBe("AbortError");
   });
 
   it("maps 401 to a permanent error that says to check the key", async () => {
