@@ -2,7 +2,8 @@
 // that speaks its provider's wire format (Anthropic Messages; Gemini streamGenerateContent over SSE): the
 // model activity streams onto a live channel, citations resolve, usage is recorded, passing failures are
 // activity retries, a 400 fails the turn non-retryably with the provider's reason, and a stream cut mid-way
-// is retried without a doubled event. Replay rebuilds each recorded request with the hash it recorded.
+// is retried without a doubled event. Without a live channel the non-streaming APIs answer (messages,
+// generateContent). Replay rebuilds each recorded request with the hash it recorded, the same for both.
 import { WorkflowFailedError, type Client } from "@temporalio/client";
 import { ApplicationFailure } from "@temporalio/common";
 import type { temporal as proto } from "@temporalio/proto";
@@ -17,8 +18,8 @@ import { replay } from "../../../src/runtime/replay.js";
 import { readTrace } from "../../../src/runtime/runner/work.js";
 import { startTurn, type TurnHandle } from "../../../src/temporal/start-turn.js";
 import { createTurnWorker } from "../../../worker.js";
-import { anthropicError, anthropicStream } from "../../fixtures/anthropic-wire.js";
-import { geminiError, geminiStream } from "../../fixtures/gemini-wire.js";
+import { anthropicError, anthropicMessage, anthropicStream } from "../../fixtures/anthropic-wire.js";
+import { geminiError, geminiResponse, geminiStream } from "../../fixtures/gemini-wire.js";
 import type { ModelTurn } from "../../fixtures/model-turn.js";
 import { WireServer, type WireReply } from "../../fixtures/wire-server.js";
 import {
@@ -36,6 +37,9 @@ interface Provider {
   server: WireServer;
   model: () => ChatModel;
   stream: (turn: ModelTurn, options?: { cutAfter?: number }) => WireReply;
+  /** The whole (non-streamed) reply, and the path it is asked for at. */
+  whole: (turn: ModelTurn) => WireReply;
+  wholeUrl: string;
   rateLimited: WireReply;
   overloaded: WireReply;
   invalid: WireReply;
@@ -55,6 +59,8 @@ const PROVIDERS: Provider[] = [
         env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: anthropicServer.baseURL },
       }),
     stream: anthropicStream,
+    whole: anthropicMessage,
+    wholeUrl: "/v1/messages",
     rateLimited: anthropicError(429, "rate_limit_error", "Rate limited: slow down.", { "retry-after": "1" }),
     overloaded: anthropicError(529, "overloaded_error", "Overloaded"),
     invalid: anthropicError(400, "invalid_request_error", "tools.0.input_schema: JSON schema is invalid"),
@@ -69,6 +75,8 @@ const PROVIDERS: Provider[] = [
         env: { GOOGLE_GENERATIVE_AI_API_KEY: "test-key", GOOGLE_GENERATIVE_AI_BASE_URL: geminiServer.baseURL },
       }),
     stream: geminiStream,
+    whole: geminiResponse,
+    wholeUrl: "/v1beta/models/gemini-2.5-pro:generateContent",
     rateLimited: geminiError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
     overloaded: geminiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
     invalid: geminiError(400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
@@ -95,10 +103,11 @@ afterAll(async () => {
   await temporal.close();
 });
 
-/** Run the tutorial's first question as a turn on a worker that streams onto a live channel. */
+/** Run the tutorial's first question as a turn on a worker that streams onto a live channel, unless `live` is false. */
 async function runTurn(
   provider: Provider,
   thread: string,
+  options: { live?: boolean } = {},
 ): Promise<{ turn: TurnHandle; catalog: AgentCatalog; outcome: unknown }> {
   const model = provider.model();
   const catalog = new AgentCatalog(store.store, { assistant: assistant(model) }, { version: "tutorial-2" });
@@ -117,7 +126,7 @@ async function runTurn(
       taskQueue,
       namespace: temporalNamespace(),
       workflowBundle: await sharedBundle(),
-      live: new InProcessLiveChannel(),
+      ...(options.live === false ? {} : { live: new InProcessLiveChannel() }),
     });
     const outcome = await worker.runUntil(() => turn.result().catch((error: unknown) => error));
     return { turn, catalog, outcome };
@@ -168,6 +177,16 @@ describe.each(PROVIDERS)("tutorial 2 on Temporal through $name", (provider) => {
     expect(calls.map((call) => call.matches)).toEqual([true, true]);
   });
 
+  it("without a live channel, calls the provider's non-streaming API and records the same answer", async () => {
+    provider.server.reply(provider.whole(SEARCH), provider.whole(ANSWER));
+    const { turn, catalog, outcome } = await runTurn(provider, "whole", { live: false });
+
+    expect(outcome).toMatchObject({ answer: "Four times a year, for free [2].", modelCalls: 2, toolCalls: 1 });
+    expect(provider.server.requests.map((request) => request.url)).toEqual([provider.wholeUrl, provider.wholeUrl]);
+    const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
+    expect(trace.byType(ModelOutput).map((output) => output.usage?.promptTokens)).toEqual([420, 610]);
+  });
+
   it("a 429 and then an overloaded service: two activity retries, and the turn completes", async () => {
     provider.server.reply(provider.rateLimited, provider.overloaded, provider.stream(SEARCH), provider.stream(ANSWER));
     const { turn, catalog, outcome } = await runTurn(provider, "retried");
@@ -214,5 +233,19 @@ describe.each(PROVIDERS)("tutorial 2 on Temporal through $name", (provider) => {
     });
     expect(provider.server.requests).toHaveLength(3);
     expect(await eventTypes(catalog, turn)).toEqual(["input", "model-output", "tool-output", "model-output"]);
+  });
+});
+
+describe("the request hash", () => {
+  it("is the same whichever provider answers: it is taken on the ChatRequest, before the provider's mapping", async () => {
+    const hashes: string[] = [];
+    for (const provider of PROVIDERS) {
+      provider.server.reply(provider.stream(SEARCH), provider.stream(ANSWER));
+      const { turn, catalog } = await runTurn(provider, "hash");
+      const trace = await readTrace(store.store, catalog.types("assistant"), turn.threadId);
+      hashes.push(trace.byType(ModelOutput)[0]!.requestHash!);
+    }
+    expect(hashes[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashes[1]).toBe(hashes[0]);
   });
 });
