@@ -10,6 +10,7 @@ const SERVICES = [
   "test/app/**/*.test.ts",
   "test/faults/**/*.test.ts",
   "test/adapters/openai/**/*.test.ts",
+  "test/adapters/ai-sdk/**/*.test.ts",
   "test/adapters/stores/postgres*.test.ts",
   "test/deploy/package*.test.ts",
   "examples/demo/**/*.test.ts",

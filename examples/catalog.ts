@@ -1,7 +1,7 @@
 /**
- * The example catalog that `npm run worker` serves: the town assistant of tutorial 2, on OpenAI when
- * OPENAI_API_KEY or OPENAI_BASE_URL is set, else on the offline demo model. An app passes its own
- * catalog to runWorker instead.
+ * The example catalog that `npm run worker`, `npm run app` and the demo serve: the town assistant of
+ * tutorial 2, on the model chooseModel picks (SOEV_MODEL's model string, else OpenAI when OPENAI_API_KEY or
+ * OPENAI_BASE_URL is set, else the offline demo model). An app passes its own catalog to runWorker instead.
  */
 import type { ChatModel } from "../src/ports/model.js";
 import type { TraceStore } from "../src/ports/store.js";

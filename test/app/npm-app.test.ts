@@ -28,6 +28,7 @@ it("starts a worker and the app, prints the URL and a curl example, and answers 
       ...process.env,
       OPENAI_API_KEY: "",
       OPENAI_BASE_URL: "",
+      SOEV_MODEL: "",
       PORT: String(port),
       TEMPORAL_ADDRESS: temporalAddress(),
       TEMPORAL_NAMESPACE: temporalNamespace(),

@@ -81,6 +81,7 @@ function compilerOptions(): ts.CompilerOptions {
     paths: {
       "soev-agents": ["src/index.ts"],
       "soev-agents/worker": ["worker.ts"],
+      "soev-agents/ai-sdk": ["src/adapters/ai-sdk/index.ts"],
       "soev-agents/*": ["src/*/index.ts"],
     },
   };

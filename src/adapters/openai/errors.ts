@@ -1,7 +1,9 @@
 /** The errors of the openai client mapped to the port's: passing failures to TransientError, the rest permanent. */
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import { CallerError, type SoevErrorOptions } from "../../domain/errors.js";
 import { TransientError } from "../../ports/errors.js";
+import { ModelRequestError, retryAfterSeconds, sentence } from "../model-errors.js";
+
+export { ModelRequestError, retryAfterSeconds } from "../model-errors.js";
 
 /** The statuses that say the service may answer the same call later. */
 const TRANSIENT_STATUSES = new Set([408, 409, 429]);
@@ -12,29 +14,6 @@ const HINTS: Readonly<Record<number, string>> = {
   403: "Check that the API key may use this model.",
   404: "Check the model name and the client's baseURL.",
 };
-
-/**
- * The model service refused a request for a reason in the request itself (a 4xx other than 408, 409 and
- * 429): retrying the same call cannot help. Keeps the service's status and message.
- */
-export class ModelRequestError extends CallerError {
-  /** The HTTP status of the refusal. */
-  readonly status: number;
-  /** The service's own message. */
-  readonly apiMessage: string;
-  /** The service's error code, when it gave one. */
-  readonly code: string | null;
-
-  constructor(
-    message: string,
-    options: SoevErrorOptions & { status: number; apiMessage: string; code?: string | null },
-  ) {
-    super(message, { ...options, details: { status: options.status, code: options.code ?? null, ...options.details } });
-    this.status = options.status;
-    this.apiMessage = options.apiMessage;
-    this.code = options.code ?? null;
-  }
-}
 
 /**
  * Map an error of the client to the port's errors, naming the model called. A caller's abort and any
@@ -90,25 +69,7 @@ function withRootCause(error: Error): string {
   return root === error || !(root instanceof Error) ? message : `${message} (${root.message})`;
 }
 
-// Messages of services end with a period or not: end each with exactly one.
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
-
 function apiMessageOf(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   return typeof body?.message === "string" ? body.message : error.message;
-}
-
-/** The seconds to wait that a response asked for: `retry-after-ms`, else `retry-after` (seconds or a date). */
-export function retryAfterSeconds(headers: Headers | undefined): number | null {
-  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000;
-  const value = headers?.get("retry-after");
-  if (value === null || value === undefined || value.trim() === "") return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, (date - Date.now()) / 1000);
 }
