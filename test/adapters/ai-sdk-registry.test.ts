@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { AiSdkChatModel, resolveModel } from "../../src/adapters/ai-sdk/index.js";
 import { OpenAIChatModel } from "../../src/adapters/openai/chat-model.js";
+import { OpenAIResponsesModel } from "../../src/adapters/openai/responses-model.js";
 import { ValueError } from "../../src/domain/errors.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { ChatRequest } from "../../src/ports/request.js";
@@ -14,6 +15,7 @@ describe("resolveModel", () => {
     ["anthropic:claude-sonnet-4-5", AiSdkChatModel, "claude-sonnet-4-5"],
     ["google:gemini-2.5-pro", AiSdkChatModel, "gemini-2.5-pro"],
     ["openai:gpt-4.1", OpenAIChatModel, "gpt-4.1"],
+    ["openai-responses:gpt-5", OpenAIResponsesModel, "gpt-5"],
   ])("resolves %s to its adapter, named by the part after the prefix", (modelString, kind, name) => {
     const model = resolveModel(modelString, { env: ENV });
     expect(model).toBeInstanceOf(kind);

@@ -1,5 +1,6 @@
 /**
- * Model strings (`anthropic:claude-sonnet-4-5`, `google:gemini-2.5-pro`, `openai:gpt-4.1`,
+ * Model strings (`anthropic:claude-sonnet-4-5`, `google:gemini-2.5-pro`, `openai:gpt-4.1` (chat completions),
+ * `openai-responses:gpt-5` (the Responses API),
  * `openai-compatible:<name>`) resolved to ChatModels by one registry, with keys from the providers' usual
  * environment variables.
  */
@@ -10,6 +11,7 @@ import OpenAI from "openai";
 import { ValueError } from "../../domain/errors.js";
 import type { ChatModel } from "../../ports/model.js";
 import { OpenAIChatModel } from "../openai/chat-model.js";
+import { OpenAIResponsesModel } from "../openai/responses-model.js";
 import { AiSdkChatModel } from "./chat-model.js";
 import type { AiSdkChatModelOptions } from "./options.js";
 
@@ -46,7 +48,10 @@ export function aiSdkProvider(languageModel: (name: string, env: ModelEnvironmen
     });
 }
 
-/** The built-in providers: Anthropic and Google through their AI SDK packages, OpenAI through the native adapter. */
+/**
+ * The built-in providers: Anthropic and Google through their AI SDK packages, OpenAI through the native adapter
+ * (chat completions as `openai:`, the Responses API as `openai-responses:`).
+ */
 export const BUILT_IN_PROVIDERS: Readonly<Record<string, ModelProvider>> = {
   anthropic: aiSdkProvider((name, env) =>
     createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL })(name),
@@ -58,6 +63,8 @@ export const BUILT_IN_PROVIDERS: Readonly<Record<string, ModelProvider>> = {
   ),
   openai: (name, { env }) =>
     new OpenAIChatModel(new OpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL }), { model: name }),
+  "openai-responses": (name, { env }) =>
+    new OpenAIResponsesModel(new OpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL }), { model: name }),
   "openai-compatible": (name, { env }) => {
     if (!env.OPENAI_BASE_URL) {
       throw new ValueError(
