@@ -1,9 +1,7 @@
-#!/usr/bin/env node
 /**
  * `soev-agents COMMAND ...`: the package's command line. Each command lives in a module of its own; this
  * file only picks one. Exit code 2 for bad arguments or input, with a message saying what to change.
  */
-import { pathToFileURL } from "node:url";
 import { SoevError } from "../domain/errors.js";
 import { whatIfCommand } from "./what-if-command.js";
 
@@ -31,6 +29,3 @@ export async function main(argv: readonly string[], write = (text: string) => vo
     return 2;
   }
 }
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
-  process.exitCode = await main(process.argv.slice(2));

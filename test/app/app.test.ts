@@ -212,6 +212,8 @@ describe("inspecting", () => {
     expect(operations.sort()).toEqual(
       [
         "GET /agents",
+        "GET /healthz",
+        "GET /readyz",
         "GET /threads",
         "GET /threads/{threadId}",
         "GET /threads/{threadId}/calls/{n}",

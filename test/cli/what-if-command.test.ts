@@ -35,7 +35,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 function whatif(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "whatif", ...args], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/bin.ts", "whatif", ...args], {
     encoding: "utf8",
     env: { ...process.env, DATABASE_URL: "", SOEV_DATA_DIR: folder, ...env },
   });
