@@ -1,34 +1,56 @@
 /**
- * soev-agents: the common surface in one import. Each layer has its own subpath with everything it
- * exports (soev-agents/domain, /ports, /runtime, /toolkit, /adapters, /temporal, /testing); the worker
- * is soev-agents/worker, so that importing this does not load the Temporal worker's native runtime.
+ * soev-agents: the common path in one import — elements and events, tools, the ReAct agent and its context
+ * policy, the catalog with its local runner, replay, and the stores and model that need no service. Importing it
+ * loads no native module, no database driver, no provider SDK and no Temporal package: those live on their own
+ * subpaths (soev-agents/sqlite, /postgres, /openai, /ai-sdk, /otel, /temporal, /worker, /app), and the layers'
+ * full surfaces on theirs (soev-agents/domain, /ports, /runtime, /toolkit, /testing). What the runner's
+ * activities and advanced integrations need is in soev-agents/internal.
  *
  * @module soev-agents
  */
 export {
   Input,
+  ModelOutput,
+  ToolOutput,
+  Failure,
   Element,
   Source,
   Reference,
+  sourceType,
+  referenceType,
   SoevError,
   CallerError,
   ModelOutputError,
   OutsideWorldError,
   ValueError,
 } from "./domain/index.js";
-export type { Event, ElementType } from "./domain/index.js";
-export type { ChatModel, TraceStore, Observer } from "./ports/index.js";
-export { AgentCatalog, tool, ElementId, Recorded, atMost, replay } from "./runtime/index.js";
-export type { Tool } from "./runtime/index.js";
-export { ReActAgent, ReActConfig, BRACKETS, Text, PromptFile, ContextPolicy, ToolDelegation } from "./toolkit/index.js";
+export type { Event, ElementType, JsonValue, ToolCall, Usage } from "./domain/index.js";
+export type { ChatModel, TraceStore, Observer, LiveChannel } from "./ports/index.js";
 export {
-  InMemoryTraceStore,
-  SqliteTraceStore,
-  PostgresTraceStore,
-  migratePostgres,
-  OpenAIChatModel,
-  DemoModel,
-  OtelObserver,
-} from "./adapters/index.js";
-export { startTurn, TurnRunningError, registerSearchAttributes, DEFAULT_TASK_QUEUE } from "./temporal/index.js";
-export type { StartTurnOptions, TurnHandle, TurnResult, TurnInput } from "./temporal/index.js";
+  AgentCatalog,
+  tool,
+  bound,
+  ElementId,
+  Recorded,
+  atMost,
+  replay,
+  whatIf,
+  InputElement,
+  UnknownAgentError,
+} from "./runtime/index.js";
+export type { Tool, CatalogOptions } from "./runtime/index.js";
+export {
+  ReActAgent,
+  ReActConfig,
+  BRACKETS,
+  Text,
+  PromptFile,
+  ContextPolicy,
+  MessageBuilder,
+  ModelLimits,
+  Share,
+  ToolDelegation,
+} from "./toolkit/index.js";
+export { InMemoryTraceStore } from "./adapters/stores/memory.js";
+export { InProcessLiveChannel } from "./adapters/live/in-process.js";
+export { DemoModel } from "./adapters/demo-model.js";

@@ -27,7 +27,7 @@ import {
   taskWorkflowIdOf,
   type TaskArgument,
   type PlannedWork,
-  type TaskResult,
+  type TaskOutcome,
   type TurnActivities,
   type TurnFailure,
   type TurnResult,
@@ -209,7 +209,7 @@ async function runTask(
     settings: calls.settings,
   };
   try {
-    await executeChild<(argument: TaskArgument) => Promise<TaskResult>>(TASK_WORKFLOW, {
+    await executeChild<(argument: TaskArgument) => Promise<TaskOutcome>>(TASK_WORKFLOW, {
       workflowId: taskWorkflowIdOf(scope.threadId, handed.stream),
       args: [task],
       staticSummary: `${scope.agent} task: ${summary}`,

@@ -4,12 +4,12 @@
  * Failure on its stream, as the local runner does, and fails with it.
  */
 import { CancellationScope, isCancellation } from "@temporalio/workflow";
-import { TURN_CANCELLED, type TaskArgument, type TaskResult } from "../src/temporal/contract.js";
+import { TURN_CANCELLED, type TaskArgument, type TaskOutcome } from "../src/temporal/contract.js";
 import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
 import { TurnWatch } from "./person.js";
 
 /** Run one task's stream under the turn's lease; the result names the stream and the units it ran. */
-export async function soevTask(argument: TaskArgument): Promise<TaskResult> {
+export async function soevTask(argument: TaskArgument): Promise<TaskOutcome> {
   const calls = turnCalls({ ...DEFAULT_SETTINGS, ...argument.settings });
   const scope = {
     agent: argument.agent,

@@ -1,7 +1,7 @@
 /**
- * soev-agents/adapters: the built-in implementations of the ports (trace stores, models, observers).
- *
- * @module soev-agents/adapters
+ * Every built-in adapter in one module, for the repository's own tests and tools. Not a package subpath: the
+ * package puts each adapter with heavy dependencies on its own (soev-agents/sqlite, /postgres, /openai, /otel),
+ * so that an app loads only the drivers it uses.
  */
 export { InMemoryTraceStore } from "./stores/memory.js";
 export { SqliteTraceStore } from "./stores/sqlite.js";

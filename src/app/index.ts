@@ -3,7 +3,7 @@ export { createApp } from "./app.js";
 export type { AppEnv, AppParts, SoevApp } from "./app.js";
 export { serveApp } from "./serve.js";
 export type { ServeOptions, ServedApp } from "./serve.js";
-export { DEFAULT_LIMITS, DEFAULT_TEMPORAL_UI } from "./options.js";
+export { DEFAULT_APP_LIMITS, DEFAULT_TEMPORAL_UI } from "./options.js";
 export type { AppOptions, AppLimits, PrincipalOf } from "./options.js";
 export {
   ProblemError,
@@ -14,7 +14,7 @@ export {
   threadNotFound,
 } from "./problems.js";
 export { ownedThread, turnRunning } from "./routes.js";
-export { waitingRequests } from "./requests.js";
+export { requestViews } from "./requests.js";
 export { followThread, eventData } from "./follow.js";
 export type { TurnEnding, FollowOptions } from "./follow.js";
 export { turnsOf, callOf } from "./views.js";

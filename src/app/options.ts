@@ -63,7 +63,7 @@ export interface ResolvedLimits {
 }
 
 /** The defaults of the limits. */
-export const DEFAULT_LIMITS: ResolvedLimits = { bodyBytes: 65_536, keepAliveSeconds: 15, startSeconds: 20 };
+export const DEFAULT_APP_LIMITS: ResolvedLimits = { bodyBytes: 65_536, keepAliveSeconds: 15, startSeconds: 20 };
 
 /** The default base URL of the Temporal UI: the dev server's. */
 export const DEFAULT_TEMPORAL_UI = "http://localhost:8233";
@@ -84,7 +84,7 @@ export function checkedLimits(options: AppOptions): ResolvedLimits {
     (!Array.isArray(options.hosts) || options.hosts.some((name) => typeof name !== "string" || name === ""))
   )
     throw new ValueError('createApp\'s `hosts` must be a list of host names (such as ["app.example.com"]), or null.');
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits = { ...DEFAULT_APP_LIMITS, ...options.limits };
   for (const [name, value] of Object.entries(limits)) {
     if (typeof value !== "number" || !(value > 0))
       throw new ValueError(`createApp's limits.${name} must be a positive number, not ${JSON.stringify(value)}.`);

@@ -54,7 +54,7 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
     const { threadId } = c.req.valid("param");
     const { agent } = await ownedThread(parts, threadId, c.get("principal"));
     const running = await turnRunning(parts, threadId);
-    const requests = running ? waitingRequests(await parts.catalog.read(threadId, agent)) : [];
+    const requests = running ? requestViews(await parts.catalog.read(threadId, agent)) : [];
     return c.json({ threadId, running, requests } as never, 200);
   });
 
@@ -102,7 +102,7 @@ export function requestRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void 
 }
 
 /** The requests the thread's turn waits on, on every stream (a delegated task's too), oldest first. */
-export function waitingRequests(trace: Trace): RequestView[] {
+export function requestViews(trace: Trace): RequestView[] {
   const positions = new Map(trace.entries.map((entry) => [entry.event, entry.position]));
   return threadRequests(trace).map((request) => {
     const deadline = deadlineOf(request);

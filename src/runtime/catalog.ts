@@ -58,7 +58,7 @@ export interface CatalogOptions {
  *
  * @example
  * ```ts
- * import { InMemoryTraceStore } from "soev-agents/adapters";
+ * import { InMemoryTraceStore } from "soev-agents";
  * import { Input, ModelOutput } from "soev-agents/domain";
  * import { AgentCatalog } from "soev-agents/runtime";
  * import type { ReActAgent } from "soev-agents/toolkit";

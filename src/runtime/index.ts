@@ -15,28 +15,15 @@ export {
   deniedText,
 } from "./tools/asking.js";
 export type { Question, Ask } from "./tools/asking.js";
-export {
-  AnswerRefusedError,
-  waitingRequests,
-  openRequests,
-  threadRequests,
-  streamOfRequest,
-  refusal,
-  recordAnswer,
-  expireRequest,
-  recordTurnFailure,
-} from "./runner/requests.js";
-export { bound, checkBindable } from "./tools/bound.js";
+export { AnswerRefusedError, waitingRequests, openRequests, threadRequests } from "./runner/requests.js";
+export { bound } from "./tools/bound.js";
 export type { Bound, BoundValues } from "./tools/bound.js";
 export { Recorded } from "./tools/recorded.js";
 export type { RecordedValues } from "./tools/recorded.js";
-export { ElementId, ResultHandle, idArguments, resultHandles } from "./tools/ids.js";
+export { ElementId, ResultHandle } from "./tools/ids.js";
 export type { IdArgument, IdTarget, Handles } from "./tools/ids.js";
 export { atMost } from "./tools/limits.js";
 export type { AtMost, AtMostOptions } from "./tools/limits.js";
-export { toolDef, argumentsSchema } from "./tools/tool-def.js";
-export { mapArguments, shownArguments } from "./tools/arguments.js";
-export { executeCall, checkBound } from "./tools/execute.js";
 export {
   UnboundToolError,
   ToolReturnError,
@@ -63,14 +50,8 @@ export { Thread } from "./thread.js";
 export type { ResumeOptions } from "./thread.js";
 export { runTurn } from "./runner/local.js";
 export type { RunOptions } from "./runner/local.js";
-export { runWork, recordFailure, append, readTrace, CACHED_THREADS, CACHED_EVENTS } from "./runner/work.js";
-export type { Recorder, WorkResult } from "./runner/work.js";
-export { pendingNode } from "./runner/pending.js";
-export { runTask, handOff, handBack, taskGraph, recordedTask } from "./runner/task.js";
-export type { HandOff, RunStreamTurn, TaskContext } from "./runner/task.js";
-export { isDelegation, isTaskStep, taskStream } from "./tools/delegation.js";
-export { replay, rebuildCalls, explainCall, callSite } from "./replay.js";
-export type { ReplayedCall, RebuildOptions, BuildGraph, CallSite } from "./replay.js";
+export { replay, rebuildCalls, explainCall } from "./replay.js";
+export type { ReplayedCall, RebuildOptions, BuildGraph } from "./replay.js";
 export { whatIf, whatIfThreads, differenceOf } from "./what-if.js";
 export type { WhatIfCall, WhatIfSummary, RequestDifference, FormChange } from "./what-if.js";
 export { isModelStep } from "./contracts.js";

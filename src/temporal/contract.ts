@@ -388,7 +388,7 @@ export interface TaskArgument extends TurnScope {
 }
 
 /** The result of the task workflow: the task's stream and the units of work it ran. The hand-back reads the rest. */
-export interface TaskResult {
+export interface TaskOutcome {
   stream: string;
   units: number;
 }

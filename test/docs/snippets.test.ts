@@ -1,6 +1,6 @@
 /**
  * Every TypeScript code block of README.md and docs/, and of the `@example` tags of the sources' TSDoc,
- * compiles against the repository's sources, as a user's module importing `soev-agents/<layer>`: a snippet
+ * compiles against the repository's sources, as a user's module importing `soev-agents/<subpath>`: a snippet
  * that uses a name it never defines or imports, or calls an API the way it no longer works, fails here. A
  * block opts out only with `snippet-skip` in its info string (```ts snippet-skip), for a deliberately
  * partial fragment.
@@ -69,7 +69,7 @@ function snippets(): { snippets: Snippet[]; skipped: string[] } {
   return { snippets: found, skipped };
 }
 
-/** The compiler options of tsconfig.json, with `soev-agents/<layer>` mapped to the layer's source. */
+/** The compiler options of tsconfig.json, with each `soev-agents/<subpath>` mapped to its source. */
 function compilerOptions(): ts.CompilerOptions {
   const configPath = join(ROOT, "tsconfig.json");
   const config = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
@@ -78,13 +78,21 @@ function compilerOptions(): ts.CompilerOptions {
     ...parsed.options,
     noEmit: true,
     baseUrl: ROOT,
-    paths: {
-      "soev-agents": ["src/index.ts"],
-      "soev-agents/worker": ["worker.ts"],
-      "soev-agents/ai-sdk": ["src/adapters/ai-sdk/index.ts"],
-      "soev-agents/*": ["src/*/index.ts"],
-    },
+    paths: packagePaths(),
   };
+}
+
+/** `soev-agents/<subpath>` to its source, from package.json's exports: the package's one list of entry points. */
+function packagePaths(): Record<string, string[]> {
+  const { exports } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    exports: Record<string, { types: string }>;
+  };
+  return Object.fromEntries(
+    Object.entries(exports).map(([subpath, target]) => [
+      `soev-agents${subpath.slice(1)}`,
+      [target.types.replace(/^\.\/dist\//, "").replace(/\.d\.ts$/, ".ts")],
+    ]),
+  );
 }
 
 function compile(all: Snippet[]): Map<string, string[]> {

@@ -1,11 +1,18 @@
 /** Tutorial 1: a first agent that answers from the town documents. Run: npm run tutorial:01 */
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { InMemoryTraceStore } from "../../../src/adapters/index.js";
-import { Input, ModelOutput, ToolOutput } from "../../../src/domain/index.js";
-import type { ChatModel } from "../../../src/ports/index.js";
-import { AgentCatalog, bound, tool } from "../../../src/runtime/index.js";
-import { ReActAgent, ReActConfig } from "../../../src/toolkit/index.js";
+import {
+  AgentCatalog,
+  bound,
+  InMemoryTraceStore,
+  Input,
+  ModelOutput,
+  ReActAgent,
+  ReActConfig,
+  tool,
+  ToolOutput,
+  type ChatModel,
+} from "../../../src/index.js";
 import { chooseModel } from "../model.js";
 import { LIBRARY, type Library } from "./library.js";
 

@@ -8,4 +8,4 @@ export { AiSdkChatModel } from "./chat-model.js";
 export type { AiSdkChatModelOptions, AiSdkSettings, ReasoningEffort, ToolChoice } from "./options.js";
 export { ModelRefusalError } from "./errors.js";
 export { BUILT_IN_PROVIDERS, aiSdkProvider, resolveModel } from "./registry.js";
-export type { ModelContext, ModelEnvironment, ModelProvider, ResolveModelOptions } from "./registry.js";
+export type { ProviderContext, ModelEnvironment, ModelProvider, ResolveModelOptions } from "./registry.js";

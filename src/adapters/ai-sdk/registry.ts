@@ -19,14 +19,14 @@ import type { AiSdkChatModelOptions } from "./options.js";
 export type ModelEnvironment = Readonly<Record<string, string | undefined>>;
 
 /** What a provider of the registry gets besides the model's name: the environment and the adapter options. */
-export interface ModelContext {
+export interface ProviderContext {
   env: ModelEnvironment;
   /** Options for an AiSdkChatModel (settings, reasoning, prompt caching, provider options). */
   adapter: Omit<AiSdkChatModelOptions, "model" | "name" | "provider">;
 }
 
 /** Makes the ChatModel of a model name (the part after `provider:`). */
-export type ModelProvider = (name: string, context: ModelContext) => ChatModel;
+export type ModelProvider = (name: string, context: ProviderContext) => ChatModel;
 
 /** The options of resolveModel. */
 export interface ResolveModelOptions {
@@ -35,7 +35,7 @@ export interface ResolveModelOptions {
   /** Where keys and base URLs are read; `process.env` by default. */
   env?: ModelEnvironment;
   /** Options for the AI SDK adapters the registry builds. */
-  adapter?: ModelContext["adapter"];
+  adapter?: ProviderContext["adapter"];
 }
 
 /** Wrap a provider package's language models (one per name) as a registry provider. */

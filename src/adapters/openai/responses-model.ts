@@ -29,7 +29,7 @@ const JSON_BODY = { "content-type": "application/json" };
  * @example
  * ```ts
  * import OpenAI from "openai";
- * import { OpenAIResponsesModel } from "soev-agents/adapters";
+ * import { OpenAIResponsesModel } from "soev-agents/openai";
  *
  * const model = new OpenAIResponsesModel(new OpenAI(), {
  *   model: "gpt-5",

@@ -40,7 +40,7 @@ interface MemoryThread {
  *
  * @example
  * ```ts
- * import { InMemoryTraceStore } from "soev-agents/adapters";
+ * import { InMemoryTraceStore } from "soev-agents";
  * import { AgentCatalog } from "soev-agents/runtime";
  * import type { ReActAgent } from "soev-agents/toolkit";
  *

@@ -136,7 +136,7 @@ const LAST_POSITION = 2 ** 31 - 1;
  * @example
  * ```ts
  * import pg from "pg";
- * import { migratePostgres, PostgresTraceStore } from "soev-agents/adapters";
+ * import { migratePostgres, PostgresTraceStore } from "soev-agents/postgres";
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await migratePostgres(pool, { schema: "agents" });

@@ -91,7 +91,7 @@ class KnownThreads {
  *
  * @example
  * ```ts
- * import { SqliteTraceStore } from "soev-agents/adapters";
+ * import { SqliteTraceStore } from "soev-agents/sqlite";
  *
  * const store = new SqliteTraceStore("./.data/traces.sqlite");
  * // The ten newest threads, then every event of the newest, with its position in the thread's log.

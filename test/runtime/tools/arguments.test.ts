@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Input, ModelOutput, ToolOutput, type ToolCall } from "../../../src/domain/events.js";
 import { Numbering } from "../../../src/domain/numbering.js";
-import { mapArguments, resultHandles, shownArguments, toolDef } from "../../../src/runtime/index.js";
+import { mapArguments, resultHandles, shownArguments, toolDef } from "../../../src/internal/index.js";
 import { FIRST_RESULT, LIBRARY, asDocument, asPassage, readDocument } from "./town.js";
 import { reopenTool } from "./reopen.js";
 

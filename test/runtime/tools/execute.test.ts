@@ -3,14 +3,8 @@ import { z } from "zod";
 import { Input, ModelOutput, ToolOutput, type Event, type ToolCall } from "../../../src/domain/events.js";
 import { InvalidQueryError, ResourceUnavailableError, TransientError } from "../../../src/ports/errors.js";
 import { UNPARSED_ARGUMENTS } from "../../../src/ports/tool-arguments.js";
-import {
-  Recorded,
-  ToolReturnError,
-  UnboundToolError,
-  checkBound,
-  executeCall,
-  tool,
-} from "../../../src/runtime/index.js";
+import { Recorded, ToolReturnError, UnboundToolError, tool } from "../../../src/runtime/index.js";
+import { checkBound, executeCall } from "../../../src/internal/index.js";
 import { FIRST_RESULT, LIBRARY, Passage, asPassage, contextOf, readDocument, search } from "./town.js";
 import { reopenTool } from "./reopen.js";
 

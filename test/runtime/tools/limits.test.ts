@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ValueError } from "../../../src/domain/errors.js";
 import { Input, ModelOutput, ToolOutput, type Event, type ToolCall } from "../../../src/domain/events.js";
-import { atMost, executeCall, tool } from "../../../src/runtime/index.js";
+import { atMost, tool } from "../../../src/runtime/index.js";
+import { executeCall } from "../../../src/internal/index.js";
 import { FIRST_RESULT, LIBRARY, Passage, asPassage, contextOf, search } from "./town.js";
 
 const searchCall = (id: string, query = id): ToolCall => ({ id, name: "search", arguments: { query } });

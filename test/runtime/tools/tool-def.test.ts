@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Element, referenceType } from "../../../src/domain/elements.js";
 import { Reopened } from "../../../src/domain/events.js";
-import { ElementId, ResultHandle, toolDef, tool } from "../../../src/runtime/index.js";
+import { ElementId, ResultHandle, tool } from "../../../src/runtime/index.js";
+import { toolDef } from "../../../src/internal/index.js";
 import { Document, readDocument, search } from "./town.js";
 import { reopenTool } from "./reopen.js";
 

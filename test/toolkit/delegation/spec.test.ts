@@ -4,7 +4,8 @@ import { ValueError } from "../../../src/domain/errors.js";
 import { ToolOutput } from "../../../src/domain/events.js";
 import { Numbering } from "../../../src/domain/numbering.js";
 import { Graph } from "../../../src/runtime/graph.js";
-import { ElementId, isDelegation, mapArguments, resultHandles } from "../../../src/runtime/index.js";
+import { ElementId } from "../../../src/runtime/index.js";
+import { isDelegation, mapArguments, resultHandles } from "../../../src/internal/index.js";
 import { ToolDelegation } from "../../../src/toolkit/index.js";
 import { Document, Passage } from "../../../examples/tutorials/02-citations/tools.js";
 
