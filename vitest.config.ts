@@ -19,7 +19,6 @@ const ALL = ["test/**/*.test.ts", "examples/**/*.test.ts"];
 
 const shared = {
   setupFiles: ["test/setup/quiet-logs.ts"],
-  testTimeout: 60_000,
   hookTimeout: 120_000,
   pool: "forks" as const,
   fileParallelism: true,
@@ -29,8 +28,17 @@ const shared = {
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...shared, name: "unit", include: ALL, exclude: SERVICES } },
-      { test: { ...shared, name: "services", include: SERVICES, globalSetup: ["test/setup/global.ts"] } },
+      // A unit test has no service to wait for: 10 s is far beyond any of them, and catches one that hangs.
+      { test: { ...shared, name: "unit", include: ALL, exclude: SERVICES, testTimeout: 10_000 } },
+      {
+        test: {
+          ...shared,
+          name: "services",
+          include: SERVICES,
+          globalSetup: ["test/setup/global.ts"],
+          testTimeout: 60_000,
+        },
+      },
     ],
   },
 });

@@ -52,5 +52,6 @@ export {
   ToolDelegation,
 } from "./toolkit/index.js";
 export { InMemoryTraceStore } from "./adapters/stores/memory.js";
+export type { InMemoryTraceStoreOptions } from "./adapters/stores/memory.js";
 export { InProcessLiveChannel } from "./adapters/live/in-process.js";
 export { DemoModel } from "./adapters/demo-model.js";

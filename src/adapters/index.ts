@@ -4,6 +4,7 @@
  * so that an app loads only the drivers it uses.
  */
 export { InMemoryTraceStore } from "./stores/memory.js";
+export type { InMemoryTraceStoreOptions } from "./stores/memory.js";
 export { SqliteTraceStore } from "./stores/sqlite.js";
 export type { SqliteTraceStoreOptions } from "./stores/sqlite.js";
 export { PostgresTraceStore } from "./stores/postgres.js";

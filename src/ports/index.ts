@@ -31,4 +31,6 @@ export type { ChatModel, Fragment, CallOptions, PreparedRequest, PreparesRequest
 export type { TraceStore, Lease, AppendOptions, ReadOptions, ThreadsOptions } from "./store.js";
 export type { Observer, CallKind } from "./observer.js";
 export type { LiveChannel, LiveFragment, LiveListener } from "./live.js";
+export { SYSTEM_CLOCK } from "./clock.js";
+export type { Clock } from "./clock.js";
 export type { StoredEvent, LogEntry, ToolCall } from "../domain/events.js";

@@ -6,6 +6,7 @@ import { inputSizeProblem, MAX_INPUT_BYTES } from "../domain/input-size.js";
 import { EventTypes } from "../domain/registry.js";
 import { Trace } from "../domain/trace.js";
 import { StreamMovedError } from "../ports/errors.js";
+import { SYSTEM_CLOCK, type Clock } from "../ports/clock.js";
 import type { Observer } from "../ports/observer.js";
 import type { TraceStore } from "../ports/store.js";
 import { accepted, type Agent } from "./agent.js";
@@ -51,6 +52,11 @@ export interface CatalogOptions {
    * CACHED_EVENTS (250,000) events, about 175 MB.
    */
   keptTraces?: { threads?: number; events?: number };
+  /**
+   * Where the local runner reads the time to expire a waiting request; give the store the same clock, since a
+   * request's deadline counts from its recorded time. Default SYSTEM_CLOCK; tests give a ManualClock.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -80,6 +86,8 @@ export class AgentCatalog {
   readonly maxInputBytes: number;
   /** How long a runner's lease on a thread lives between renewals, in seconds. */
   readonly leaseSeconds: number;
+  /** Where the local runner reads the time. */
+  readonly clock: Clock;
   private readonly agents: ReadonlyMap<string, Agent>;
   private readonly registries = new Map<string, EventTypes>();
   private readonly resourcesOf: ResourcesOf;
@@ -92,6 +100,7 @@ export class AgentCatalog {
     this.resourcesOf = options.resources ?? (() => undefined);
     this.maxInputBytes = options.maxInputBytes ?? MAX_INPUT_BYTES;
     this.leaseSeconds = options.leaseSeconds ?? LEASE_SECONDS;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
     if (!Number.isInteger(this.maxInputBytes) || this.maxInputBytes <= 0)
       throw new ValueError(`maxInputBytes must be a positive integer, not ${String(options.maxInputBytes)}.`);
     if (!(this.leaseSeconds > 0) || !Number.isFinite(this.leaseSeconds))

@@ -70,7 +70,8 @@ export class Thread {
     this.admitted = null;
     const graph = admitted ?? (await this.catalog.graphFor(this.id, this.agent, trace));
     checkGraph(graph);
-    const run = () => runTurn(this.recorder(lease), graph, { agent: this.agent, observer, ...options });
+    const run = () =>
+      runTurn(this.recorder(lease), graph, { agent: this.agent, observer, clock: this.catalog.clock, ...options });
     // The observer is told of the input that opened the turn only while that turn is not over.
     const over = pendingNode(graph, { threadId: this.id, agent: this.agent, stream: MAIN, trace }) === END;
     const opening = over ? null : (trace.stream(MAIN).lastOf(Input) ?? null);

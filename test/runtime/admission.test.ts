@@ -1,8 +1,7 @@
 // What the local runner admits before it records an input: the agent's input type and config, a size
 // limit, a first call that fits the model's window, a thread that is free. A refused input writes nothing
 // and never reaches a model later; the thread stays usable.
-import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
 import { Failure, Input, MAX_INPUT_BYTES, ModelOutput, ToolOutput } from "../../src/domain/index.js";
@@ -114,6 +113,10 @@ describe("the size limit of an input", () => {
 });
 
 describe("the lease of a local run", () => {
+  // Six seconds of the lease's life pass on fake timers: the renewal interval, the tool's pauses and the
+  // store's clock (Date.now) all move only when the test advances them.
+  afterEach(() => void vi.useRealTimers());
+
   it("stays renewed through a tool call three times the catalog's leaseSeconds: no other owner takes the thread", async () => {
     const refusals: string[] = [];
     const store = new InMemoryTraceStore();
@@ -123,7 +126,7 @@ describe("the lease of a local run", () => {
       args: { about: z.string().describe("What to think about.") },
       async run({ about }) {
         for (let tick = 0; tick < 12; tick += 1) {
-          await sleep(500);
+          await new Promise((resolve) => setTimeout(resolve, 500));
           const [threadId] = (await store.threads({ limit: 1 })).map(([id]) => id);
           await store.acquire(threadId!, { owner: "intruder", ttl: 1 }).then(
             async (taken) => (await store.release(taken), refusals.push("taken")),
@@ -137,7 +140,10 @@ describe("the lease of a local run", () => {
     const agent = new ReActAgent(new ReActConfig({ model, prompt: "Answer.", tools: [slow] }));
     const catalog = new AgentCatalog(store, { assistant: agent }, { leaseSeconds: 2 });
     const [thread] = await catalog.open("assistant", input("Think about bins."));
-    const trace = await thread.resume();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    const running = thread.resume();
+    await vi.advanceTimersByTimeAsync(12 * 500);
+    const trace = await running;
     expect(refusals).toEqual(Array(12).fill("held"));
     expect(trace.byType(ModelOutput).at(-1)?.content).toBe("Done.");
     expect(trace.byType(Failure)).toEqual([]);

@@ -1,16 +1,18 @@
 // A person in the loop on the local runner: an approval before a tool runs, a question with a schema, a
 // deadline, refused answers that record nothing, and cancellation recorded once.
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { InMemoryTraceStore } from "../../src/adapters/index.js";
 import { Failure, Input, Request, Response, ToolOutput } from "../../src/domain/index.js";
 import { AnswerRefusedError, NoAnswerError } from "../../src/runtime/index.js";
+import { ManualClock } from "../../src/testing/index.js";
 import { CLERK_MODEL, CLERK_SCRIPTS, clerkCatalog, clerkModel, type Waiting } from "../fixtures/person.js";
 
 async function opened(script: keyof typeof CLERK_SCRIPTS, waiting?: Waiting, payload = "Please do it.") {
-  const clerk = clerkCatalog(new InMemoryTraceStore(), { script: CLERK_SCRIPTS[script], waiting });
+  // Deadlines count on a clock the test moves: no test waits for one to pass.
+  const clock = new ManualClock();
+  const clerk = clerkCatalog(new InMemoryTraceStore({ clock }), { script: CLERK_SCRIPTS[script], waiting, clock });
   const [thread] = await clerk.catalog.open("clerk", Input({ payload, model: CLERK_MODEL }));
-  return { ...clerk, thread };
+  return { ...clerk, thread, clock };
 }
 
 const types = (events: readonly { type: string }[]) => events.map((event) => event.type);
@@ -100,9 +102,11 @@ describe("a tool that asks a question", () => {
   });
 
   it("whose deadline passes ends the turn with one NoAnswerError Failure, and refuses a late answer", async () => {
-    const { thread, log } = await opened("booking", { deadlineSeconds: 0.05 });
+    const { thread, log, clock } = await opened("booking", { deadlineSeconds: 60 });
     await thread.resume();
-    await sleep(100);
+    clock.advance(59_999);
+    expect(types((await thread.resume()).events)).toEqual(["input", "model-output", "request"]);
+    clock.advance(1);
     await expect(thread.resume()).rejects.toThrow(NoAnswerError);
     await expect(thread.resume()).rejects.toThrow(/No answer to request "book-1:ask:0"/);
     const trace = await thread.trace();
@@ -113,9 +117,12 @@ describe("a tool that asks a question", () => {
   });
 
   it("whose deadline passes with a default answer records it as the Response, and the turn goes on", async () => {
-    const { thread, log } = await opened("booking", { deadlineSeconds: 0.05, defaultAnswer: { date: "2027-01-04" } });
+    const { thread, log, clock } = await opened("booking", {
+      deadlineSeconds: 60,
+      defaultAnswer: { date: "2027-01-04" },
+    });
     await thread.resume();
-    await sleep(100);
+    clock.advance(60_000);
     const trace = await thread.resume();
     expect(types(trace.events)).toEqual([
       "input",

@@ -1,5 +1,6 @@
 /** InMemoryTraceStore: the trace store of one process's memory, for tests and apps that need no durability. */
 import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
+import { SYSTEM_CLOCK, type Clock } from "../../ports/clock.js";
 import type { AppendOptions, Lease, ReadOptions, ThreadsOptions, TraceStore } from "../../ports/store.js";
 import { ThreadChanges } from "./changes.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
@@ -34,6 +35,12 @@ interface MemoryThread {
   lengths: Map<Stream, number>;
 }
 
+/** Options of InMemoryTraceStore. */
+export interface InMemoryTraceStoreOptions {
+  /** Where the store reads the time for its events' timestamps and its leases. Default SYSTEM_CLOCK. */
+  clock?: Clock;
+}
+
 /**
  * A TraceStore in memory. Payloads are kept as JSON text, so a read yields fresh objects exactly as the
  * SQL stores do, and nothing a caller mutates changes the log.
@@ -49,6 +56,7 @@ interface MemoryThread {
  * ```
  */
 export class InMemoryTraceStore implements TraceStore {
+  private readonly clock: Clock;
   private readonly logs = new Map<string, MemoryThread>();
   private readonly leases = new Map<string, LeaseState>();
   private readonly changes = new ThreadChanges();
@@ -68,6 +76,11 @@ export class InMemoryTraceStore implements TraceStore {
     isClosed: () => this.isClosed,
   };
 
+  /** A store in this process's memory; `clock` times its events and leases (default SYSTEM_CLOCK). */
+  constructor(options: InMemoryTraceStoreOptions = {}) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+  }
+
   /** {@inheritDoc soev-agents/ports!TraceStore.append} */
   async append(threadId: string, events: readonly StoredEvent[], options: AppendOptions = {}): Promise<StoredEvent[]> {
     this.checkOpen();
@@ -80,7 +93,7 @@ export class InMemoryTraceStore implements TraceStore {
     checkLease(threadId, this.leases.get(threadId) ?? null, options.lease);
     checkExpected(threadId, options.expected, lengthOf);
     if (prepared.length === 0) return [];
-    const rows = seal(prepared, lengthOf, thread?.rows.length ?? 0, new Date().toISOString());
+    const rows = seal(prepared, lengthOf, thread?.rows.length ?? 0, new Date(this.clock.now()).toISOString());
     const target = thread ?? this.create(threadId);
     for (const row of rows) {
       target.rows.push(row);
@@ -95,7 +108,7 @@ export class InMemoryTraceStore implements TraceStore {
     this.checkOpen();
     checkThreadId(threadId);
     checkLeaseTerms(options, true);
-    const next = acquired(threadId, this.leases.get(threadId) ?? null, options.owner, options.ttl, Date.now());
+    const next = acquired(threadId, this.leases.get(threadId) ?? null, options.owner, options.ttl, this.clock.now());
     this.leases.set(threadId, next);
     return { threadId, owner: next.owner, counter: next.counter };
   }
@@ -105,7 +118,10 @@ export class InMemoryTraceStore implements TraceStore {
     this.checkOpen();
     checkLeaseShape(lease);
     checkLeaseTerms(options, false);
-    this.leases.set(lease.threadId, renewed(this.leases.get(lease.threadId) ?? null, lease, options.ttl, Date.now()));
+    this.leases.set(
+      lease.threadId,
+      renewed(this.leases.get(lease.threadId) ?? null, lease, options.ttl, this.clock.now()),
+    );
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.release} */
@@ -120,7 +136,7 @@ export class InMemoryTraceStore implements TraceStore {
   async lease(threadId: string): Promise<Lease | null> {
     this.checkOpen();
     checkThreadId(threadId);
-    return liveLease(threadId, this.leases.get(threadId) ?? null, Date.now());
+    return liveLease(threadId, this.leases.get(threadId) ?? null, this.clock.now());
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.read} */

@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import BetterSqlite3, { type Database, type Transaction } from "better-sqlite3";
 import { ValueError } from "../../domain/errors.js";
 import type { Stream, LogEntry, StoredEvent } from "../../domain/events.js";
+import { SYSTEM_CLOCK, type Clock } from "../../ports/clock.js";
 import type { AppendOptions, Lease, ReadOptions, ThreadsOptions, TraceStore } from "../../ports/store.js";
 import { readLog, readLogBackwards, type LogPages, type Page } from "./reader.js";
 import {
@@ -39,9 +40,11 @@ export interface SqliteTraceStoreOptions {
   busyTimeout?: number;
   /** Seconds between checks for changes that other processes made, while a read follows a thread. */
   pollInterval?: number;
+  /** Where the store reads the time for its events' timestamps and its leases. Default SYSTEM_CLOCK. */
+  clock?: Clock;
 }
 
-const DEFAULTS: Required<SqliteTraceStoreOptions> = { busyTimeout: 5, pollInterval: 0.25 };
+const DEFAULTS: Required<SqliteTraceStoreOptions> = { busyTimeout: 5, pollInterval: 0.25, clock: SYSTEM_CLOCK };
 
 /** What an append needs of a thread: its key (null: no row yet), its length, the streams' lengths, its lease. */
 interface KnownThread {
@@ -101,6 +104,7 @@ class KnownThreads {
  * ```
  */
 export class SqliteTraceStore implements TraceStore {
+  private readonly clock: Clock;
   private readonly db: Database;
   private readonly sql: SqliteStatements;
   private readonly followers: SqliteFollowers;
@@ -123,7 +127,8 @@ export class SqliteTraceStore implements TraceStore {
   constructor(path: string, options: SqliteTraceStoreOptions = {}) {
     if (typeof path !== "string" || path.length === 0)
       throw new ValueError(`SqliteTraceStore takes a file path or ":memory:", got ${String(path)}.`);
-    const { busyTimeout, pollInterval } = { ...DEFAULTS, ...options };
+    const { busyTimeout, pollInterval, clock } = { ...DEFAULTS, ...options };
+    this.clock = clock;
     for (const [name, value] of Object.entries({ busyTimeout, pollInterval })) {
       if (!Number.isFinite(value) || value <= 0)
         throw new ValueError(`SqliteTraceStore option ${name} must be seconds above 0, got ${String(value)}.`);
@@ -181,7 +186,7 @@ export class SqliteTraceStore implements TraceStore {
     };
     checkExpected(threadId, options.expected, lengthOf);
     if (prepared.length === 0) return { rows: [], state };
-    const sealed = seal(prepared, lengthOf, state.length, new Date().toISOString());
+    const sealed = seal(prepared, lengthOf, state.length, new Date(this.clock.now()).toISOString());
     const key = state.key ?? Number(this.sql.insertThread.run(threadId, sealed[0]!.ts).lastInsertRowid);
     this.insert(key, sealed);
     const length = sealed.at(-1)!.position;
@@ -209,7 +214,7 @@ export class SqliteTraceStore implements TraceStore {
     this.known.forget(threadId);
     const next = this.db
       .transaction(() => {
-        const state = acquired(threadId, this.leaseState(threadId), options.owner, options.ttl, Date.now());
+        const state = acquired(threadId, this.leaseState(threadId), options.owner, options.ttl, this.clock.now());
         this.sql.putLease.run({ threadId, ...state, released: 0 });
         return state;
       })
@@ -225,7 +230,7 @@ export class SqliteTraceStore implements TraceStore {
     this.known.forget(lease.threadId);
     this.db
       .transaction(() => {
-        const state = renewed(this.leaseState(lease.threadId), lease, options.ttl, Date.now());
+        const state = renewed(this.leaseState(lease.threadId), lease, options.ttl, this.clock.now());
         this.sql.putLease.run({ threadId: lease.threadId, ...state, released: 0 });
       })
       .immediate();
@@ -248,7 +253,7 @@ export class SqliteTraceStore implements TraceStore {
   async lease(threadId: string): Promise<Lease | null> {
     this.checkOpen();
     checkThreadId(threadId);
-    return liveLease(threadId, this.leaseState(threadId), Date.now());
+    return liveLease(threadId, this.leaseState(threadId), this.clock.now());
   }
 
   /** {@inheritDoc soev-agents/ports!TraceStore.read} */

@@ -2,6 +2,7 @@
 import type { Trace } from "../../domain/trace.js";
 import type { Fragment } from "../../ports/model.js";
 import type { Observer } from "../../ports/observer.js";
+import { SYSTEM_CLOCK, type Clock } from "../../ports/clock.js";
 import type { StepContext } from "../contracts.js";
 import { END, type Graph } from "../graph.js";
 import { readTrace, recordFailure, runWork, type Recorder } from "./work.js";
@@ -22,6 +23,8 @@ export interface RunOptions {
   /** Receives the model's fragments while they arrive: the LlmStep streams when it is set. */
   onFragment?: (fragment: Fragment) => void;
   signal?: AbortSignal;
+  /** Where a waiting request's deadline is checked against. Default SYSTEM_CLOCK. */
+  clock?: Clock;
 }
 
 /**
@@ -47,7 +50,9 @@ export async function runTurn(recorder: Recorder, graph: Graph, options: RunOpti
       // A turn that waits for a person returns; answering records the Response and runs it again.
       const waiting = waitingRequests(trace, base.stream);
       if (waiting.length > 0) {
-        const due = waiting.filter((request) => (deadlineOf(request) ?? Infinity) <= Date.now());
+        const due = waiting.filter(
+          (request) => (deadlineOf(request) ?? Infinity) <= (options.clock ?? SYSTEM_CLOCK).now(),
+        );
         if (due.length === 0) return trace;
         for (const request of due) {
           const ended = await expireRequest(recorder, base.stream, request.requestId);

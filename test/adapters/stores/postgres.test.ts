@@ -4,18 +4,12 @@ import { PostgresTraceStore, migratePostgres } from "../../../src/adapters/index
 import { migratePostgresTo } from "../../../src/adapters/stores/postgres-schema.js";
 import { CallerError, ValueError } from "../../../src/domain/errors.js";
 import { StreamMovedError } from "../../../src/ports/errors.js";
-import type { TraceStore } from "../../../src/ports/store.js";
 import { freshSchema, type TestSchema } from "../../support/postgres.js";
 import { traceStoreConformance } from "./conformance/index.js";
-import { collect, events, Follower, threadId } from "./conformance/support.js";
+import { collect, events, Follower, threadId, type StoreFixture } from "./conformance/support.js";
 
 /** A fresh schema with the store's tables, a store on it, and more stores each with a pool of its own. */
-async function openSchema(): Promise<{
-  schema: TestSchema;
-  store: PostgresTraceStore;
-  other(): Promise<TraceStore>;
-  close(): Promise<void>;
-}> {
+async function openSchema(): Promise<StoreFixture & { schema: TestSchema; store: PostgresTraceStore }> {
   const schema = await freshSchema("trace");
   await migratePostgres(schema.pool, { schema: schema.name });
   const open = () => new PostgresTraceStore({ connectionString: schema.url, schema: schema.name });
@@ -31,6 +25,8 @@ async function openSchema(): Promise<{
       for (const store of stores) await store.close();
       await schema.drop();
     },
+    // Leases expire on the server's clock: time has to pass for real.
+    pass: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
   };
 }
 

@@ -6,28 +6,30 @@ import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteTraceStore } from "../../../src/adapters/index.js";
-import type { TraceStore } from "../../../src/ports/store.js";
+import { ManualClock } from "../../../src/testing/index.js";
 import { traceStoreConformance } from "./conformance/index.js";
-import { collect, events, Follower, threadId, within } from "./conformance/support.js";
+import { collect, events, Follower, threadId, within, type StoreFixture } from "./conformance/support.js";
 
 const folder = mkdtempSync(join(tmpdir(), "soev-sqlite-store-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 let files = 0;
 
 /** A new file, a store on it, and more stores (connections) on the same file. */
-function openFile(): { path: string; store: SqliteTraceStore; other(): Promise<TraceStore>; close(): Promise<void> } {
+function openFile(): StoreFixture & { path: string; store: SqliteTraceStore } {
   const path = join(folder, `store-${++files}.db`);
-  const stores = [new SqliteTraceStore(path)];
+  const clock = new ManualClock();
+  const stores = [new SqliteTraceStore(path, { clock })];
   return {
     path,
     store: stores[0]!,
     other: async () => {
-      stores.push(new SqliteTraceStore(path));
+      stores.push(new SqliteTraceStore(path, { clock }));
       return stores.at(-1)!;
     },
     close: async () => {
       for (const store of stores) await store.close();
     },
+    pass: async (milliseconds) => clock.advance(milliseconds),
   };
 }
 

@@ -5,7 +5,7 @@
  * load check skipped. A payload that ran would write the canary file (with a secret of the environment);
  * none may, none may print the secret, and each ends as its header says (`# expect:`).
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,24 +50,61 @@ afterAll(() => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+/** The CLI's run on one template, each in a process of its own with a canary file of its own. */
+interface CliRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ran: boolean;
+}
+
+function runCli(file: string): Promise<CliRun> {
+  const own = join(folder, `canary-${file}`);
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "src/toolkit/prompts/cli.ts", join(CORPUS, file)],
+      { encoding: "utf8", env: { ...process.env, SOEV_CANARY_FILE: own, SOEV_CANARY_SECRET: SECRET }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const ran = existsSync(own);
+        const status = error === null ? 0 : typeof error.code === "number" ? error.code : null;
+        resolve({ status, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr, ran });
+      },
+    );
+  });
+}
+
+/** The CLI runs start together, a few at a time: each pays the TypeScript loader's start-up, not one after another. */
+function startCliRuns(): Map<string, Promise<CliRun>> {
+  const runs = new Map<string, Promise<CliRun>>();
+  const previous: Promise<unknown>[] = [];
+  for (const [index, file] of files.entries()) {
+    const slot = previous[index % 4] ?? Promise.resolve();
+    const run = slot.then(() => runCli(file));
+    previous[index % 4] = run;
+    runs.set(file, run);
+  }
+  return runs;
+}
+
 describe("the adversarial corpus", () => {
+  const cliRuns = startCliRuns();
+
   it("holds at least 40 templates, each saying how it ends", () => {
     expect(files.length).toBeGreaterThanOrEqual(40);
     for (const file of files) expect(["refused", "rendered", "rendered-error"]).toContain(expectOf(file));
   });
 
-  it.each(files)("soev-prompts %s: runs no code and ends as expected", (file) => {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "src/toolkit/prompts/cli.ts", join(CORPUS, file)], {
-      encoding: "utf8",
-      env: { ...process.env, SOEV_CANARY_FILE: canary, SOEV_CANARY_SECRET: SECRET },
-      timeout: 60_000,
-    });
+  it.each(files)("soev-prompts %s: runs no code and ends as expected", async (file) => {
+    const result = await cliRuns.get(file)!;
     expect(result.signal, "the CLI was killed: it ran too long").toBeNull();
     expect(result.stdout + result.stderr).not.toContain(SECRET);
     const expected = expectOf(file);
     expect(result.status, result.stderr).toBe(expected === "rendered" ? 0 : 2);
     if (expected === "refused") expect(result.stderr).not.toContain("failed to render");
     if (expected === "rendered-error") expect(result.stderr).toContain("failed to render");
+    expect(result.ran, "the payload ran: the CLI wrote the canary file").toBe(false);
   });
 
   it.each(files)("a ReAct turn with %s: runs no code and ends as expected", async (file) => {

@@ -4,9 +4,9 @@ import { ValueError } from "../../../../src/domain/errors.js";
 import { LeaseExpiredError, LeaseHeldError } from "../../../../src/ports/errors.js";
 import { collect, events, threadId, type OpenStore, type StoreFixture } from "./support.js";
 
-/** A ttl that has surely passed after `pause()`: expiry needs time to pass, but the test waits longer than it. */
+/** A ttl that has surely passed after `fixture.pass(PAST_TTL)`. */
 const SHORT_TTL = 0.05;
-const pause = () => new Promise((resolve) => setTimeout(resolve, 150));
+const PAST_TTL = 150;
 
 /** The lease part of the suite. */
 export function leaseConformance(open: OpenStore): void {
@@ -32,7 +32,7 @@ export function leaseConformance(open: OpenStore): void {
       const other = await fixture.other();
       const thread = threadId();
       const first = await store.acquire(thread, { owner: "a", ttl: SHORT_TTL });
-      await pause();
+      await fixture.pass(PAST_TTL);
       const second = await other.acquire(thread, { owner: "b", ttl: 60 });
       expect(second.counter).toBe(2);
       await expect(store.append(thread, events(2), { lease: first })).rejects.toBeInstanceOf(LeaseExpiredError);
@@ -65,7 +65,7 @@ export function leaseConformance(open: OpenStore): void {
       const { store } = fixture;
       const thread = threadId();
       const lease = await store.acquire(thread, { owner: "a", ttl: SHORT_TTL });
-      await pause();
+      await fixture.pass(PAST_TTL);
       expect(await store.lease(thread)).toBeNull();
       await store.append(thread, events(1), { lease });
       await store.renew(lease, { ttl: 60 });

@@ -9,6 +9,11 @@ export interface StoreFixture {
   other(): Promise<TraceStore>;
   /** Close every store of the fixture and drop what it made. */
   close(): Promise<void>;
+  /**
+   * Let `milliseconds` pass for the stores' leases: a ManualClock's advance where the stores take a clock (memory,
+   * SQLite); PostgreSQL reads its server's time, so its fixture waits that long.
+   */
+  pass(milliseconds: number): Promise<void>;
 }
 
 /** Opens a fresh fixture for one test. */
