@@ -4,22 +4,15 @@
  * graph ends. Deterministic: every decision comes from an activity result.
  */
 import {
-  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   ChildWorkflowFailure,
   TimeoutFailure,
   executeChild,
   isCancellation,
-  proxyActivities,
-  proxyLocalActivities,
   setCurrentDetails,
-  type ActivityInterfaceFor,
-  type ActivityOptions,
-  type LocalActivityInterfaceFor,
 } from "@temporalio/workflow";
 import {
-  MAX_INPUT_BYTES,
   TASK_WORKFLOW,
   markdownCode,
   markdownEscaped,
@@ -28,62 +21,15 @@ import {
   type TaskArgument,
   type PlannedWork,
   type TaskOutcome,
-  type TurnActivities,
   type TurnFailure,
   type TurnResult,
   type TurnScope,
-  type TurnSettings,
   type WorkArgument,
   type WorkDone,
   type WorkUnit,
 } from "../src/temporal/contract.js";
 import type { TurnWatch } from "./person.js";
-
-/** The settings a turn runs with when its argument leaves them out. */
-export const DEFAULT_SETTINGS: Required<TurnSettings> = {
-  heartbeatSeconds: 15,
-  callSeconds: 600,
-  controlSeconds: 30,
-  attempts: 10,
-  maxInputBytes: MAX_INPUT_BYTES,
-  idsOnly: false,
-  unknownAgentSeconds: 60,
-};
-
-/** The activities with the options of the control activities, and the options of the model and tool calls. */
-export interface TurnCalls {
-  activities: ActivityInterfaceFor<TurnActivities>;
-  /** The same activities run as local activities, for short store-only work (opening the turn). */
-  local: LocalActivityInterfaceFor<TurnActivities>;
-  control: ActivityOptions;
-  units: ActivityOptions;
-  settings: Required<TurnSettings>;
-}
-
-/** The activities of a turn: the control activities short (store only), the calls heartbeating. */
-export function turnCalls(settings: Required<TurnSettings>): TurnCalls {
-  const retry = {
-    initialInterval: "1s",
-    backoffCoefficient: 2,
-    maximumInterval: "60s",
-    maximumAttempts: settings.attempts,
-  };
-  const control: ActivityOptions = { startToCloseTimeout: settings.controlSeconds * 1000, retry };
-  // A cancelled turn waits until its calls stopped (they learn it through their heartbeats), then records it.
-  const units: ActivityOptions = {
-    startToCloseTimeout: settings.callSeconds * 1000,
-    heartbeatTimeout: settings.heartbeatSeconds * 1000,
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry,
-  };
-  return {
-    activities: proxyActivities<TurnActivities>(control),
-    local: proxyLocalActivities<TurnActivities>(control),
-    control,
-    units,
-    settings,
-  };
-}
+import type { TurnCalls } from "./turn-calls.js";
 
 /** The failures of a node's units: the workflow records the first and fails with it. */
 export class StepFailed extends Error {

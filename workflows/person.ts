@@ -33,7 +33,7 @@ import {
   type WorkUnit,
 } from "../src/temporal/contract.js";
 import { schemaProblems } from "./answer-check.js";
-import type { TurnCalls } from "./loop.js";
+import type { TurnCalls } from "./turn-calls.js";
 
 /** The Update that answers a waiting request. */
 export const answerUpdate = defineUpdate<AnswerResult, [AnswerArgument]>(ANSWER_UPDATE);

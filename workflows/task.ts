@@ -5,7 +5,8 @@
  */
 import { CancellationScope, isCancellation } from "@temporalio/workflow";
 import { TURN_CANCELLED, type TaskArgument, type TaskOutcome } from "../src/temporal/contract.js";
-import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
+import { StepFailed, endingFailure, failureOf, runGraph } from "./loop.js";
+import { DEFAULT_SETTINGS, turnCalls } from "./turn-calls.js";
 import { TurnWatch } from "./person.js";
 
 /** Run one task's stream under the turn's lease; the result names the stream and the units it ran. */

@@ -32,7 +32,8 @@ import {
   type TurnScope,
   type TurnSettings,
 } from "../src/temporal/contract.js";
-import { DEFAULT_SETTINGS, StepFailed, endingFailure, failureOf, runGraph, turnCalls } from "./loop.js";
+import { StepFailed, endingFailure, failureOf, runGraph } from "./loop.js";
+import { DEFAULT_SETTINGS, turnCalls } from "./turn-calls.js";
 import { TurnWatch } from "./person.js";
 
 /** One turn of a thread: `{ agent, threadId, input: { payload, model } }` in, a short summary of the answer out. */

@@ -4,14 +4,13 @@
  */
 import type { z } from "zod";
 import type { Element } from "../domain/elements.js";
-import type { Event, Stream, TaskInput, ToolCall, ToolOutput } from "../domain/events.js";
+import type { Event, Stream, ToolCall, ToolOutput } from "../domain/events.js";
 import type { Numbering } from "../domain/numbering.js";
 import type { Trace } from "../domain/trace.js";
 import type { ChatRequest } from "../ports/request.js";
 import type { Fragment, PreparedRequest } from "../ports/model.js";
 import type { ToolDef } from "../ports/messages.js";
 import type { CallKind, Observer } from "../ports/observer.js";
-import type { Graph } from "./graph.js";
 import type { Ask } from "./tools/asking.js";
 
 /** What the runtime gives one tool call besides its arguments. */
@@ -200,27 +199,4 @@ export interface ModelStep extends Step {
 /** Whether a step can rebuild its model call's context: a ModelStep. */
 export function isModelStep(step: Step | undefined): step is ModelStep {
   return typeof (step as Partial<ModelStep> | undefined)?.rebuild === "function";
-}
-
-/**
- * A tool that the model calls to hand off a task: each call runs as a task on a stream of its own, with
- * the graph that `graphFor` builds, and its result comes back as the call's ToolOutput. A ToolStep tells
- * it from a plain tool and plans its calls as "task" units; `invoke` is never called.
- */
-export interface Delegation extends Tool {
-  /** The graph of the task that `task` heads. */
-  graphFor(task: TaskInput): Graph;
-  /**
-   * One event for each call of this delegation in the parent stream's latest model output, in call order:
-   * a TaskInput on the task's stream, or a ToolOutput with an error for a call that starts no task.
-   */
-  handOffs(parent: Trace): Event[];
-  /** The result of a task that ended, from its stream's trace: one ToolOutput linked by the call's id. */
-  handBack(child: Trace): Event[];
-}
-
-/** A step whose work includes "task" units: it names the delegation of each. */
-export interface TaskStep extends Step {
-  /** The delegation whose task the unit `key` runs, or null when `key` is no task of this step. */
-  delegation(context: StepContext, key: string): Delegation | null;
 }

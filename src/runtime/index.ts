@@ -70,4 +70,4 @@ export type {
   StepContext,
   Work,
 } from "./contracts.js";
-export type { Delegation, TaskStep } from "./contracts.js";
+export type { Delegation, TaskStep } from "./tools/delegation.js";

@@ -3,7 +3,6 @@ import { randomUUID } from "node:crypto";
 import { Input, MAIN } from "../domain/events.js";
 import type { Trace } from "../domain/trace.js";
 import type { Fragment } from "../ports/model.js";
-import type { AgentCatalog } from "./catalog.js";
 import { END, checkGraph, type Graph } from "./graph.js";
 import { runTurn } from "./runner/local.js";
 import { pendingNode } from "./runner/pending.js";
@@ -12,7 +11,24 @@ import { recordAnswer, recordTurnFailure, streamOfRequest, threadRequests } from
 import { CANCELLED } from "../domain/requests.js";
 import type { JsonValue } from "../domain/json.js";
 import type { Request } from "../domain/events.js";
-import type { Lease } from "../ports/store.js";
+import type { Lease, TraceStore } from "../ports/store.js";
+import type { Clock } from "../ports/clock.js";
+import type { Observer } from "../ports/observer.js";
+import type { EventTypes } from "../domain/registry.js";
+
+/** What a Thread needs of its catalog: AgentCatalog is one. The narrow view keeps thread.ts from importing it. */
+export interface ThreadCatalog {
+  readonly store: TraceStore;
+  readonly version: string | null;
+  readonly observer: Observer | undefined;
+  readonly leaseSeconds: number;
+  readonly clock: Clock;
+  types(agent: string): EventTypes;
+  read(threadId: string, agent: string): Promise<Trace>;
+  admit(agent: string, input: Input, where: { threadId: string; trace: Trace }): Promise<Graph>;
+  graphFor(threadId: string, agent: string, trace: Trace, stream?: string): Promise<Graph>;
+  opening(agent: string, input: Input): Input;
+}
 
 /** Options of a local run. */
 export interface ResumeOptions {
@@ -24,7 +40,7 @@ export interface ResumeOptions {
 /** One thread of a catalog: send it inputs, resume its turn, read its trace. */
 export class Thread {
   constructor(
-    private readonly catalog: AgentCatalog,
+    private readonly catalog: ThreadCatalog,
     /** The thread's id. */
     readonly id: string,
     /** The name of the thread's agent. */

@@ -1,6 +1,6 @@
 // No new import cycle in src/, activities/ and workflows/: `madge --circular` (type imports included) may
-// report only cycles inside the known groups below, each of which is a cycle through type imports only,
-// except the prompts' one, which the template engine's rewrite removes. Shrink a group when you break it.
+// report only cycles inside the known groups below, each a cycle through type imports only. Shrink a group
+// when you break it.
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -10,14 +10,8 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /** The files that import each other in a circle today; a reported cycle must stay inside one group. */
 const KNOWN_GROUPS: readonly (readonly string[])[] = [
-  ["src/runtime/contracts.ts", "src/runtime/graph.ts", "src/runtime/tools/execute.ts"],
-  ["src/runtime/catalog.ts", "src/runtime/thread.ts"],
   // The context core's rewrite (issue 55) moves ContextDraft's shape out of context-draft.ts.
   ["src/toolkit/context/context-draft.ts", "src/toolkit/context/form-plan.ts", "src/toolkit/context/thread-cache.ts"],
-  // A value cycle: the template engine's rewrite removes it.
-  ["src/toolkit/prompts/jinja-filters.ts", "src/toolkit/prompts/sandbox.ts"],
-  ["src/toolkit/react/config.ts", "src/toolkit/react/config-checks.ts"],
-  ["workflows/loop.ts", "workflows/person.ts"],
 ];
 
 /** The cycles madge reports, each as its files. */

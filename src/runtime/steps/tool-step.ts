@@ -11,7 +11,8 @@ import {
 import { ValueError } from "../../domain/errors.js";
 import { type GrowingIndex, type Trace, streamTrace } from "../../domain/trace.js";
 import type { Budget } from "../budget.js";
-import type { Delegation, StepContext, TaskStep, Tool, Work } from "../contracts.js";
+import type { StepContext, Tool, Work } from "../contracts.js";
+import type { Delegation, TaskStep } from "../tools/delegation.js";
 import { isDelegation } from "../tools/delegation.js";
 import { executeCall } from "../tools/execute.js";
 import { AnswerPending } from "../tools/asking.js";

@@ -3,7 +3,7 @@ import { ValueError } from "../../domain/errors.js";
 import type { Tool } from "../../runtime/contracts.js";
 import { ModelLimits } from "../context/limits.js";
 import { PromptFile } from "../prompts/prompt-file.js";
-import type { ReActConfigOptions } from "./config.js";
+import type { ReActConfigOptions } from "./config-options.js";
 import { ToolDeclaration } from "./declaration.js";
 
 /** The variables that a ReActAgent gives a PromptFile's system template. */
