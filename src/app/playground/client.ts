@@ -6,54 +6,14 @@
  * from GET /threads/{id}, fetched again after each event of the stream; the model's text while it writes
  * comes from the stream's fragments and gives way to the recorded answer once its output is recorded.
  */
-export {};
+import type {
+  ModelCall as CallView,
+  Thread as ThreadView,
+  Turn,
+  TurnCitation as Citation,
+  TurnToolCall as ToolCall,
+} from "../api-types.js";
 
-interface Passage {
-  number: number;
-  sourceId: string | null;
-  type: string | null;
-  text: string | null;
-}
-interface Citation {
-  marker: string;
-  at: number;
-  passages: Passage[];
-}
-interface ToolCall {
-  id: string;
-  name: string;
-  arguments: unknown;
-  result: string | null;
-  error: string | null;
-}
-interface Turn {
-  position: number;
-  input: unknown;
-  answer: { text: string; content: string; citations: Citation[] } | null;
-  toolCalls: ToolCall[];
-  failures: { error: string; message: string }[];
-  calls: number[];
-}
-interface ThreadView {
-  threadId: string;
-  agent: string;
-  position: number;
-  running: boolean;
-  temporalUi: string | null;
-  turns: Turn[];
-}
-interface CallView {
-  n: number;
-  node: string | null;
-  model: string | null;
-  matches: boolean;
-  request: { messages: unknown; tools: { name: string; description: string }[] } | null;
-  explain: { result: string; form: string; by: string; at: number }[];
-  kept: { result: string; id: string; type: string; form: string; text: string | null }[];
-  window: { tokens: number; limit: number; outputReserve: number; startAt: number } | null;
-  compactions: { position: number; summary: string; keptFrom: number }[];
-  reopens: { position: number; callId: string | null; elements: string[]; results: string[] }[];
-}
 /** The text of one model call while it is written (its latest attempt). */
 interface LiveText {
   attempt: number;

@@ -1,0 +1,21 @@
+/**
+ * The API's bodies as TypeScript types, inferred from the route schemas (which the OpenAPI document shows too):
+ * one source of the shapes, so the playground's script compiles against what the server sends.
+ */
+import type { z } from "@hono/zod-openapi";
+import type { CallView, RequestList, ThreadView } from "./schemas.js";
+
+/** GET /threads/{threadId}: the thread's turns. */
+export type Thread = z.infer<typeof ThreadView>;
+/** One turn of a Thread. */
+export type Turn = Thread["turns"][number];
+/** A tool call of a Turn, with its result or error. */
+export type TurnToolCall = Turn["toolCalls"][number];
+/** A citation of a Turn's answer, with the passages it resolves to. */
+export type TurnCitation = NonNullable<Turn["answer"]>["citations"][number];
+/** A passage a citation resolves to. */
+export type CitedPassage = TurnCitation["passages"][number];
+/** GET /threads/{threadId}/calls/{n}: what the model saw at one call. */
+export type ModelCall = z.infer<typeof CallView>;
+/** GET /threads/{threadId}/requests: the questions and approvals the running turn waits on. */
+export type PendingRequests = z.infer<typeof RequestList>;
