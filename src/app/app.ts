@@ -13,6 +13,7 @@ import { InProcessLiveChannel } from "../adapters/live/in-process.js";
 import { SoevError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
 import { scrubSecrets } from "../ports/secrets.js";
+import { aroundGuarded, ignored } from "../runtime/runner/work.js";
 import { InputDeniedError, UnknownThreadError } from "../runtime/errors.js";
 import { DEFAULT_TASK_QUEUE } from "../temporal/contract.js";
 import { TurnRunningError } from "../temporal/errors.js";
@@ -99,9 +100,13 @@ export function createApp(options: AppOptions): SoevApp {
   const observer = options.observer ?? options.catalog.observer;
   if (observer?.request) {
     const request = observer.request.bind(observer);
+    // A raising observer is logged; the request is answered as without it (the reference's Observer.request).
     hono.use("*", async (c, next) => {
       const headers = Object.fromEntries(c.req.raw.headers.entries());
-      await request(headers, () => next());
+      await aroundGuarded(
+        (once) => request(headers, once),
+        () => next(),
+      );
     });
   }
   hono.use("*", secureHeaders(SECURE_HEADERS));
@@ -158,6 +163,10 @@ export function createApp(options: AppOptions): SoevApp {
     close: async () => {
       closing.abort();
       if (ownsLive) await live.close();
+      // The reference's app closes its observer at shutdown (flushing a tracer's spans, say); an error is logged.
+      await Promise.resolve()
+        .then(() => observer?.close?.())
+        .catch(ignored);
     },
   };
 }

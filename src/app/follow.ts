@@ -61,7 +61,7 @@ export async function followThread(stream: SSEStreamingApi, options: FollowOptio
   let last = options.after;
   const send = async (entry: LogEntry<StoredEvent>) => {
     // Every fragment of the call reaches the stream before its output: the channel delivers what came before.
-    if (entry.event.type === "model-output") await live.sync();
+    if (entry.event.type === "model_output") await live.sync();
     last = entry.position;
     write(() =>
       stream.writeSSE({ id: String(entry.position), event: "event", data: JSON.stringify(eventData(entry)) }),

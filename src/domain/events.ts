@@ -10,7 +10,9 @@ import type { JsonValue } from "./json.js";
 export { MAIN, Event, defineEventType } from "./event-types.js";
 export type { Actor, Stream, EventHeader, EventInit, EventType, StoredEvent, LogEntry } from "./event-types.js";
 
-const element = z.looseObject({ type: z.string(), id: z.string() }) as unknown as z.ZodType<Element>;
+/** Any element in an event's fields: its own type's schema checks the rest. The stored format renames its fields one level. */
+export const ELEMENT_SCHEMA = z.looseObject({ type: z.string(), id: z.string() }) as unknown as z.ZodType<Element>;
+const element = ELEMENT_SCHEMA;
 
 /** A tool call as the model made it: the id its result names, the tool's name and the arguments. */
 export interface ToolCall {

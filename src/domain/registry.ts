@@ -6,13 +6,21 @@
  */
 import { z } from "zod";
 import { DecodeError, ValueError } from "./errors.js";
-import { CORE_EVENT_TYPES, type Event, type EventType, type StoredEvent } from "./events.js";
+import { CORE_EVENT_TYPES, ELEMENT_SCHEMA, type Event, type EventType, type StoredEvent } from "./events.js";
 import { Element, Reference, Source, type ElementType } from "./elements.js";
 import type { JsonObject } from "./json.js";
+import { payloadFromWire, payloadToWire, roundTrips, typeNameOf, wireTypeName } from "./wire-format.js";
 
 const HEADER = ["type", "stream", "actor", "origin", "seq", "ts", "version"] as const;
 
-/** Make the StoredEvent of an event: its header as is, its own fields as the JSON payload. */
+const CORE_SCHEMAS: ReadonlyMap<string, z.ZodObject<any>> = new Map(
+  CORE_EVENT_TYPES.map((type) => [type.name, type.schema]),
+);
+
+/**
+ * Make the StoredEvent of an event in the stored format the reference writes (wire-format.ts): its header, its
+ * type's name in snake_case, its own fields as the JSON payload with their names in snake_case.
+ */
 export function encode(event: Event): StoredEvent {
   const payload: Record<string, unknown> = { ...event };
   for (const field of HEADER) delete payload[field];
@@ -25,15 +33,25 @@ export function encode(event: Event): StoredEvent {
     });
   }
   return {
-    type: event.type,
+    type: wireTypeName(event.type),
     stream: event.stream,
     actor: event.actor,
     origin: event.origin,
-    payload: json,
+    payload: payloadToWire(json, CORE_SCHEMAS.get(event.type), ELEMENT_SCHEMA),
     seq: event.seq,
     ts: event.ts,
     version: event.version,
   };
+}
+
+/**
+ * A row that a store kept before its stored format was the reference's (camelCase fields, kebab-case type names),
+ * in today's format, for the stores' migrations. A row in today's format comes back the same, so a migration that
+ * stopped half-way can run again.
+ */
+export function upgradeStoredRow(type: string, payload: JsonObject): { type: string; payload: JsonObject } {
+  const wire = wireTypeName(type);
+  return { type: wire, payload: payloadToWire(payload, CORE_SCHEMAS.get(typeNameOf(wire)), ELEMENT_SCHEMA) };
 }
 
 /** The registry of the event and element types that an agent's threads hold, core types included. */
@@ -43,8 +61,10 @@ export class EventTypes {
   private print: string | null | undefined;
 
   constructor(options: { events?: readonly EventType<any, any>[]; elements?: readonly ElementType<any, any>[] } = {}) {
-    for (const type of [...CORE_EVENT_TYPES, ...(options.events ?? [])]) this.add(this.events, type);
-    for (const type of [Element, Source, Reference, ...(options.elements ?? [])]) this.add(this.elements, type);
+    for (const type of [...CORE_EVENT_TYPES, ...(options.events ?? [])])
+      this.add(this.events, checkStorable(type, true));
+    for (const type of [Element, Source, Reference, ...(options.elements ?? [])])
+      this.add(this.elements, checkStorable(type, false));
   }
 
   /** The event types by name. */
@@ -86,12 +106,15 @@ export class EventTypes {
    */
   decode(stored: StoredEvent): Event {
     if (stored.checked === undefined || stored.checked !== this.fingerprint) return this.fullDecode(stored);
-    const payload: unknown = stored.payload;
-    this.typeOf(stored.type);
+    const payload: unknown = this.payloadOf(stored);
+    this.typeOf(typeNameOf(stored.type));
     if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
-      throw new DecodeError(`The payload of event "${stored.type}" is not a JSON object: the row is corrupt.`, {
-        details: { type: stored.type },
-      });
+      throw new DecodeError(
+        `The payload of event "${typeNameOf(stored.type)}" is not a JSON object: the row is corrupt.`,
+        {
+          details: { type: stored.type },
+        },
+      );
     }
     const fields = payload as Record<string, unknown>;
     if (Array.isArray(fields.elements)) for (const element of fields.elements) this.elementTypeOf(element);
@@ -100,7 +123,8 @@ export class EventTypes {
 
   /** Read a StoredEvent back as its event through the full check of its payload and elements, whoever wrote it. */
   fullDecode(stored: StoredEvent): Event {
-    const fields = parse(this.typeOf(stored.type).schema, stored.payload, `event "${stored.type}"`);
+    const type = this.typeOf(typeNameOf(stored.type));
+    const fields = parse(type.schema, this.payloadOf(stored), `event "${type.name}"`);
     if (Array.isArray(fields.elements)) fields.elements = fields.elements.map((element) => this.decodeElement(element));
     return withHeader(fields, stored);
   }
@@ -109,6 +133,12 @@ export class EventTypes {
   decodeElement(value: unknown): Element {
     const type = this.elementTypeOf(value);
     return { ...parse(type.schema, value, `element "${type.name}"`), type: type.name } as Element;
+  }
+
+  // The payload in this port's names, refused where a field is unknown or missing (a corrupt row is refused later).
+  private payloadOf(stored: StoredEvent): unknown {
+    if (!stored.payload || typeof stored.payload !== "object" || Array.isArray(stored.payload)) return stored.payload;
+    return payloadFromWire(stored.payload, CORE_SCHEMAS.get(typeNameOf(stored.type)), ELEMENT_SCHEMA, stored);
   }
 
   private typeOf(name: string): EventType<any, any> {
@@ -139,11 +169,27 @@ export class EventTypes {
   }
 }
 
+/**
+ * Refuse a type whose names the stored format could not bring back: an event type's name with "_" (the format's
+ * separator), a field name that is not camelCase (`page_number`: the stored `page_number` reads back as pageNumber).
+ */
+function checkStorable<T extends { name: string; schema: z.ZodObject<any> }>(type: T, isEvent: boolean): T {
+  if (isEvent && type.name.includes("_"))
+    throw new ValueError(`Event type "${type.name}": a type's name has no "_"; name it in kebab-case.`);
+  for (const field of Object.keys(type.schema.shape))
+    if (!roundTrips(field))
+      throw new ValueError(
+        `${isEvent ? "Event" : "Element"} type "${type.name}": the field "${field}" would be stored under another ` +
+          `name and read back differently; name it in camelCase.`,
+      );
+  return type;
+}
+
 /** The event of a payload's fields and a stored header, the header fields last. */
 function withHeader(fields: Record<string, unknown>, stored: StoredEvent): Event {
   return {
     ...fields,
-    type: stored.type,
+    type: typeNameOf(stored.type),
     stream: stored.stream,
     actor: stored.actor,
     origin: stored.origin,
@@ -154,7 +200,7 @@ function withHeader(fields: Record<string, unknown>, stored: StoredEvent): Event
 }
 
 /** Bumped when what a check guarantees changes, so that events checked under the old rules are checked again. */
-const CHECK_FORMAT = 1;
+const CHECK_FORMAT = 2;
 
 function fingerprintOf(
   events: ReadonlyMap<string, { schema: z.ZodObject<any> }>,

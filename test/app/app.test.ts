@@ -66,7 +66,7 @@ describe("following a turn over SSE", () => {
     const opened = await openThread();
     const messages = await readEvents(opened.events, ALICE);
     const types = events(messages).map((message) => message.data.type);
-    expect(types).toEqual(["input", "model-output", "tool-output", "model-output"]);
+    expect(types).toEqual(["input", "model_output", "tool_output", "model_output"]);
     const { texts } = checkFragments(messages);
     expect(texts.at(-1)).toBe(ANSWER);
     const answerAt = messages.findIndex((message) => message.event === "event" && message.data.seq === 3);

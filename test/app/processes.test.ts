@@ -131,11 +131,11 @@ it("marks a retried attempt's fragments after the worker is SIGKILLed mid-stream
     const { texts, attempts } = checkFragments(messages);
     expect(texts.at(-1)).toBe(ANSWER);
     expect(attempts.at(-1)).toEqual([1, 2]);
-    const outputs = messages.filter((message) => message.event === "event" && message.data.type === "model-output");
+    const outputs = messages.filter((message) => message.event === "event" && message.data.type === "model_output");
     expect(outputs.map((output) => output.data.seq)).toEqual([1, 3]);
     expect(messages.at(-1)!.data.status).toBe("completed");
     let recorded = 0;
-    for await (const entry of store.store.read(threadId)) if (entry.event.type === "model-output") recorded++;
+    for await (const entry of store.store.read(threadId)) if (entry.event.type === "model_output") recorded++;
     expect(recorded).toBe(2);
   } finally {
     second.kill("SIGTERM");

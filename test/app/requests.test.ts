@@ -138,17 +138,17 @@ describe("a person in the loop over HTTP", () => {
     const messages = await following;
     expect(events(messages).map((message) => message.data.type)).toEqual([
       "input",
-      "model-output",
+      "model_output",
       "request",
       "response",
-      "tool-output",
-      "model-output",
+      "tool_output",
+      "model_output",
     ]);
     const [request, response] = events(messages)
       .slice(2, 4)
       .map((message) => message.data);
-    expect(request).toMatchObject({ requestId: "mail-1:approval", kind: "approval", tool: "send_mail" });
-    expect(response).toMatchObject({ requestId: "mail-1:approval", payload: { approved: true } });
+    expect(request).toMatchObject({ request_id: "mail-1:approval", kind: "approval", tool: "send_mail" });
+    expect(response).toMatchObject({ request_id: "mail-1:approval", payload: { approved: true } });
     expect(messages.at(-1)).toMatchObject({ event: "end", data: { status: "completed" } });
     expect(log.runs.filter((run) => run === "send_mail ada@example.org")).toHaveLength(1);
     // The turn ended: nothing waits, and a late answer is refused.
@@ -171,7 +171,7 @@ describe("a person in the loop over HTTP", () => {
     });
     expect(answered.status, await answered.clone().text()).toBe(200);
     const messages = await readEvents(eventsUrl, ALICE);
-    const output = events(messages).find((message) => message.data.type === "tool-output")!.data;
+    const output = events(messages).find((message) => message.data.type === "tool_output")!.data;
     expect(JSON.stringify(output)).toMatch(/denied/i);
     expect(JSON.stringify(output)).toContain("Wrong address.");
     expect(log.runs.length).toBe(runsBefore);

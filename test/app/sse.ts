@@ -73,7 +73,7 @@ export function checkFragments(messages: SseMessage[]): { texts: string[]; attem
   const texts: string[] = [];
   const attempts: number[][] = [];
   for (const [index, message] of messages.entries()) {
-    if (message.event !== "event" || message.data.type !== "model-output") continue;
+    if (message.event !== "event" || message.data.type !== "model_output") continue;
     const key = String(message.data.seq);
     const fragments = messages
       .slice(0, index)
@@ -96,7 +96,7 @@ export function checkFragments(messages: SseMessage[]): { texts: string[]; attem
         .some(
           (earlier) =>
             earlier.event === "event" &&
-            earlier.data.type === "model-output" &&
+            earlier.data.type === "model_output" &&
             String(earlier.data.seq) === message.data.key,
         ),
   );

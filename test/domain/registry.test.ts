@@ -39,11 +39,27 @@ describe("EventTypes.decode", () => {
   });
 
   it("refuses a malformed payload with a DecodeError naming the type and the field", () => {
-    const stored: StoredEvent = { ...encode(ToolOutput({ callId: "c1" })), payload: { callId: 42 } };
+    const row = encode(ToolOutput({ callId: "c1" }));
+    const stored: StoredEvent = { ...row, payload: { ...row.payload, call_id: 42 } };
     const error = caught(() => types.decode(stored));
     expect(error.message).toContain('"tool-output"');
     expect(error.message).toContain('field "callId"');
     expect(error.details).toMatchObject({ field: "callId" });
+  });
+
+  it("refuses a stored field the type does not have, or one it needs that is missing, naming the field (never a default)", () => {
+    const row = encode(ModelOutput({ content: "Hi.", toolCalls: [{ id: "c1", name: "search", arguments: {} }] }));
+    expect(row.type).toBe("model_output");
+    expect(Object.keys(row.payload)).toContain("tool_calls");
+    const unknown = caught(() => types.decode({ ...row, payload: { ...row.payload, tool_call: [] } }));
+    expect(unknown.message).toBe('The stored event "model-output" has a field its type does not know: "tool_call".');
+    const { tool_calls: _dropped, ...rest } = row.payload;
+    const missing = caught(() => types.decode({ ...row, payload: rest }));
+    expect(missing.message).toBe('The stored event "model-output" lacks the field "tool_calls".');
+    const nested = { ...row.payload, tool_calls: [{ id: "c1", name: "search", arguments: {}, extra: 1 }] };
+    expect(caught(() => types.decode({ ...row, payload: nested })).details).toMatchObject({
+      field: "tool_calls[0].extra",
+    });
   });
 
   it("names a nested field of a type of the agent's own", () => {
@@ -115,13 +131,13 @@ describe("EventTypes.check and the decode of checked events", () => {
   it("runs the full check for an event that other schemas checked, or that nothing checked (an import)", () => {
     const row = stored(ToolOutput({ callId: "c1" }));
     for (const checked of ["0123456789abcdef", undefined]) {
-      const other = { ...row, checked, payload: { callId: "c1" } };
+      const other = { ...row, checked };
       const spy = vi.spyOn(ToolOutput.schema, "safeParse");
-      // The defaults that the full check fills show it ran.
       expect(types.decode(other)).toMatchObject({ callId: "c1", text: null, elements: [], error: null });
       expect(spy).toHaveBeenCalledTimes(1);
       spy.mockRestore();
-      expect(caught(() => types.decode({ ...other, payload: { callId: 42 } })).message).toContain('field "callId"');
+      const wrong = { ...other, payload: { ...other.payload, call_id: 42 } };
+      expect(caught(() => types.decode(wrong)).message).toContain('field "callId"');
     }
   });
 

@@ -2,7 +2,9 @@
  * The tables of PostgresTraceStore in one schema, made by migratePostgres, and the names derived from
  * the schema: the tables, the NOTIFY channel, the lock keys.
  */
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
+import type { JsonObject } from "../../domain/json.js";
+import { upgradeStoredRow } from "../../domain/registry.js";
 import { ValueError } from "../../domain/errors.js";
 
 /** Options of migratePostgres. */
@@ -394,7 +396,7 @@ ${threadRead(s, schema, refusedWith)}
  * The migrations in order; migratePostgres records the count applied in trace_migrations.
  * Thread ids and ts are in the "C" collation, so threads page in code-point order, as in the other stores.
  */
-const MIGRATIONS: readonly ((quoted: string, schema: string) => string)[] = [
+const MIGRATIONS: readonly ((quoted: string, schema: string) => string | Upgrade)[] = [
   (s) => `
     CREATE TABLE ${s}.trace_threads (
       key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -524,7 +526,35 @@ ${appendFunction(s, schema)}`,
   (s) => `
     CREATE INDEX IF NOT EXISTS trace_events_principal ON ${s}.trace_events ((payload->>'principal'), ts DESC)
       WHERE position = 1 AND type = 'input';`,
+  // The events in the reference's stored format (wire-format.ts): snake_case fields and type names.
+  (s) => (client) => upgradeStoredFormat(client, s),
 ];
+
+/** A migration step that SQL alone cannot say, run in the migration's transaction. */
+type Upgrade = (client: PoolClient) => Promise<void>;
+
+const UPGRADE_BATCH = 1000;
+
+/** Rewrite the events of an earlier format in the reference's (upgradeStoredRow), a page at a time. */
+async function upgradeStoredFormat(client: PoolClient, s: string): Promise<void> {
+  type Row = { thread_key: string; position: number; type: string; payload: JsonObject };
+  for (let after: [string, number] = ["-1", -1]; ;) {
+    const { rows } = await client.query<Row>(
+      `SELECT thread_key, position, type, payload FROM ${s}.trace_events WHERE (thread_key, position) > ($1, $2)
+       ORDER BY thread_key, position LIMIT ${UPGRADE_BATCH}`,
+      after,
+    );
+    for (const row of rows) {
+      const upgraded = upgradeStoredRow(row.type, row.payload);
+      await client.query(
+        `UPDATE ${s}.trace_events SET type = $1, payload = $2::json WHERE thread_key = $3 AND position = $4`,
+        [upgraded.type, JSON.stringify(upgraded.payload), row.thread_key, row.position],
+      );
+    }
+    if (rows.length < UPGRADE_BATCH) return;
+    after = [rows.at(-1)!.thread_key, rows.at(-1)!.position];
+  }
+}
 
 /** Check a schema name, and return it quoted for SQL. */
 export function quoteSchema(schema: string): string {
@@ -575,7 +605,8 @@ export async function migratePostgresTo(pool: Pool, schema: string, version: num
       `SELECT count(*)::int AS applied FROM ${quoted}.trace_migrations`,
     );
     for (let next = rows[0]!.applied; next < Math.min(version, MIGRATIONS.length); next++) {
-      await client.query(MIGRATIONS[next]!(quoted, schema));
+      const step = MIGRATIONS[next]!(quoted, schema);
+      await (typeof step === "string" ? client.query(step) : step(client));
       await client.query(`INSERT INTO ${quoted}.trace_migrations (version) VALUES ($1)`, [next + 1]);
     }
     await client.query("COMMIT");

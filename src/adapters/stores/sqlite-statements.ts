@@ -1,5 +1,7 @@
 /** The tables of SqliteTraceStore, and the statements it runs on them. */
 import type { Database, Statement } from "better-sqlite3";
+import type { JsonObject } from "../../domain/json.js";
+import { upgradeStoredRow } from "../../domain/registry.js";
 
 /**
  * The tables: a row per thread (its `key` tells it from a later thread under the same id), the events by
@@ -95,12 +97,40 @@ export const ROW_COLUMNS = [
   "checked",
 ] as const;
 
+/** The stored format of the events a file holds, in PRAGMA user_version: 0 before it was the reference's. */
+const STORED_FORMAT = 1;
+const UPGRADE_BATCH = 1000;
+
+/** Rewrite the events of a file of an earlier format in the reference's (upgradeStoredRow), in one transaction. */
+function upgradeStoredFormat(db: Database): void {
+  if ((db.pragma("user_version", { simple: true }) as number) >= STORED_FORMAT) return;
+  const page = db.prepare(
+    "SELECT thread_key, position, type, payload FROM trace_events WHERE (thread_key, position) > (?, ?) " +
+      "ORDER BY thread_key, position LIMIT ?",
+  );
+  const update = db.prepare("UPDATE trace_events SET type = ?, payload = ? WHERE thread_key = ? AND position = ?");
+  type Row = { thread_key: number; position: number; type: string; payload: string };
+  db.transaction(() => {
+    for (let after: [number, number] = [-1, -1]; ;) {
+      const rows = page.all(...after, UPGRADE_BATCH) as Row[];
+      for (const row of rows) {
+        const upgraded = upgradeStoredRow(row.type, JSON.parse(row.payload) as JsonObject);
+        update.run(upgraded.type, JSON.stringify(upgraded.payload), row.thread_key, row.position);
+      }
+      if (rows.length < UPGRADE_BATCH) break;
+      after = [rows.at(-1)!.thread_key, rows.at(-1)!.position];
+    }
+    db.pragma(`user_version = ${STORED_FORMAT}`);
+  })();
+}
+
 /** Create the tables if they are missing (and the columns that later versions added), and prepare the statements. */
 export function sqliteStatements(db: Database): SqliteStatements {
   db.exec(SCHEMA);
   const columns = db.prepare("SELECT name FROM pragma_table_info('trace_events')").pluck().all() as string[];
   // A file of an earlier version: its events were not checked at append, so they keep a null fingerprint.
   if (!columns.includes("checked")) db.exec("ALTER TABLE trace_events ADD COLUMN checked TEXT");
+  upgradeStoredFormat(db);
   const inserts = new Map<number, Statement>();
   // One statement for the rows of an append, prepared once per row count: fewer steps than a row at a time.
   const insert = (rows: number): Statement => {

@@ -260,7 +260,7 @@ function handle(event: string, data: Record<string, unknown>): boolean {
     return false;
   }
   if (event === "event") {
-    if (data.type === "model-output") state.recorded.add(String(data.seq));
+    if (data.type === "model_output") state.recorded.add(String(data.seq));
     void refresh();
     return false;
   }

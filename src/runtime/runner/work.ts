@@ -7,6 +7,7 @@
  */
 import { type Event, Failure, type Input, type LogEntry, Request, type StoredEvent } from "../../domain/events.js";
 import type { EventTypes } from "../../domain/registry.js";
+import { wireTypeName } from "../../domain/wire-format.js";
 import { ValueError } from "../../domain/errors.js";
 import { Trace } from "../../domain/trace.js";
 import { StreamMovedError } from "../../ports/errors.js";
@@ -181,7 +182,7 @@ function sameEntry(entry: LogEntry<StoredEvent>, position: number, cached: Event
   const { event } = entry;
   return (
     entry.position === position &&
-    event.type === cached.type &&
+    event.type === wireTypeName(cached.type) &&
     event.stream === cached.stream &&
     event.seq === cached.seq &&
     event.ts === cached.ts
@@ -326,17 +327,25 @@ export function safely(watch: () => void): void {
   }
 }
 
-/**
- * Run `body` inside the observer's run context (Observer.run). An observer that raises, before, around or
- * after the body, or that never calls it, is logged and never changes the run: the body runs exactly once,
- * and its result or its error is the run's, whatever the observer returns.
- */
+/** Run `body` inside the observer's run context (Observer.run), guarded as {@link aroundGuarded} says. */
 export async function observedRun<T>(
   observer: Observer | undefined,
   run: { threadId: string; agent: string | null; opening: Input | null },
   body: () => Promise<T>,
 ): Promise<T> {
   if (!observer?.run) return body();
+  return aroundGuarded((once) => observer.run!(run.threadId, run.agent, run.opening, once), body);
+}
+
+/**
+ * Run `body` inside an observer's wrapper (Observer.run, Observer.request). An observer that raises, before,
+ * around or after the body, or that never calls it, is logged and never changes the work: the body runs exactly
+ * once, and its result or its error is the work's, whatever the observer returns.
+ */
+export async function aroundGuarded<T>(
+  around: (body: () => Promise<T>) => Promise<unknown>,
+  body: () => Promise<T>,
+): Promise<T> {
   let outcome: Promise<T> | undefined;
   const once = (): Promise<T> => {
     if (outcome === undefined) {
@@ -347,7 +356,7 @@ export async function observedRun<T>(
     return outcome;
   };
   try {
-    await observer.run(run.threadId, run.agent, run.opening, once);
+    await around(once);
   } catch (error) {
     const bodyError =
       outcome === undefined
@@ -363,6 +372,7 @@ export async function observedRun<T>(
   return once();
 }
 
-function ignored(error: unknown): void {
+/** Log an observer's error: observing never changes what it observes. */
+export function ignored(error: unknown): void {
   console.warn(`soev-agents: an observer raised and was ignored: ${String(error)}`);
 }

@@ -1,12 +1,19 @@
 /** PostgresTraceStore against the TraceStore conformance suite, and what only PostgreSQL has: migration, LISTEN. */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { PostgresTraceStore, migratePostgres } from "../../../src/adapters/index.js";
 import { migratePostgresTo } from "../../../src/adapters/stores/postgres-schema.js";
 import { CallerError, ValueError } from "../../../src/domain/errors.js";
+import type { StoredEvent } from "../../../src/domain/events.js";
 import { StreamMovedError } from "../../../src/ports/errors.js";
 import { freshSchema, type TestSchema } from "../../support/postgres.js";
 import { traceStoreConformance } from "./conformance/index.js";
 import { collect, events, Follower, threadId, type StoreFixture } from "./conformance/support.js";
+
+const LEGACY = new URL("../../fixtures/stored-format/main-6ae8561.sqlite", import.meta.url);
+const REFERENCE = new URL("../../fixtures/reference/events.json", import.meta.url);
 
 /** A fresh schema with the store's tables, a store on it, and more stores each with a pool of its own. */
 async function openSchema(): Promise<StoreFixture & { schema: TestSchema; store: PostgresTraceStore }> {
@@ -45,7 +52,7 @@ describe("PostgresTraceStore", () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(pool, { schema: name })));
     await migratePostgres(pool, { schema: name });
     const { rows } = await pool.query(`SELECT version FROM "${name}".trace_migrations ORDER BY version`);
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((version) => ({ version })));
   });
 
   it("upgrades a schema of version 4: its threads read, append on gapless in each stream, and delete with their events", async () => {
@@ -124,6 +131,26 @@ describe("PostgresTraceStore", () => {
       [3, "main", 1, { i: 2 }],
     ]);
     await appendsAfterOldEvents(store, thread);
+    await store.close();
+  });
+
+  it("upgrades a schema of version 10: events of the earlier format are rewritten in the reference's (migration 11)", async () => {
+    const { pool, name } = (schema = await freshSchema("trace"));
+    await migratePostgresTo(pool, name, 10);
+    // The rows of a SQLite file that main wrote in the earlier format, loaded as they are.
+    const legacy = new BetterSqlite3(fileURLToPath(LEGACY), { readonly: true });
+    const rows = legacy.prepare("SELECT * FROM trace_events ORDER BY position").all() as Record<string, unknown>[];
+    legacy.close();
+    const old = rows.map((row) => ({ ...row, payload: JSON.parse(row.payload as string), checked: undefined }));
+    const store = new PostgresTraceStore({ pool, schema: name });
+    await store.load("legacy-thread", old as unknown as StoredEvent[]);
+    expect((await collect(store.read("legacy-thread")))[1]!.event.type).toBe("model-output");
+    await migratePostgres(pool, { schema: name });
+    const upgraded = (await collect(store.read("legacy-thread"))).map((entry) => entry.event);
+    const reference = JSON.parse(readFileSync(REFERENCE, "utf8")) as StoredEvent[];
+    expect(upgraded.map((event) => [event.type, event.payload])).toEqual(
+      reference.map((event) => [event.type, event.payload]),
+    );
     await store.close();
   });
 

@@ -8,6 +8,7 @@ import { badInputConformance } from "./bad-input.js";
 import { followConformance } from "./follow.js";
 import { leaseConformance } from "./leases.js";
 import { readConformance } from "./reads.js";
+import { referenceFormatConformance } from "./reference-format.js";
 import type { OpenStore } from "./support.js";
 import { threadsConformance } from "./threads.js";
 
@@ -22,5 +23,6 @@ export function traceStoreConformance(name: string, open: OpenStore): void {
     followConformance(open);
     threadsConformance(open);
     badInputConformance(open);
+    referenceFormatConformance(open);
   });
 }
