@@ -391,6 +391,14 @@ export function Stub(where: Selection, options: ShrinkOptions = {}): SelectionSh
   return selectionShrink("Stub", where, options, STUBBED, (form) => form !== STUBBED);
 }
 
+// `shrink instanceof Compress` (or Stub) answers as for the reference's classes: true for what the factory made.
+Object.defineProperty(Compress, Symbol.hasInstance, {
+  value: (value: unknown) => typeof value === "function" && selectionOffers(value as Shrink)?.to === COMPRESSED,
+});
+Object.defineProperty(Stub, Symbol.hasInstance, {
+  value: (value: unknown) => typeof value === "function" && selectionOffers(value as Shrink)?.to === STUBBED,
+});
+
 function selectionShrink(
   kind: string,
   where: Selection,

@@ -37,6 +37,15 @@ describe("Form", () => {
 });
 
 describe("Compress and Stub", () => {
+  it("answer instanceof as the reference's classes do: each for what it made, no other shrink", () => {
+    const compress = Compress(turns.slice(0, -1));
+    const stub = Stub(turns.slice(0, -1));
+    expect([compress instanceof Compress, compress instanceof Stub]).toEqual([true, false]);
+    expect([stub instanceof Stub, stub instanceof Compress]).toEqual([true, false]);
+    const own = Object.assign(() => [], { when: null });
+    expect([own instanceof Compress, own instanceof Stub]).toEqual([false, false]);
+  });
+
   it("Compress offers each full result that where selects, oldest first", () => {
     expect(Compress(turns.slice(0, -1))(view, new Map())).toEqual([
       ["r1", COMPRESSED],
