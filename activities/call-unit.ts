@@ -202,7 +202,7 @@ export async function closedTurn(
   // A turn that waits for a person is not over: its lease stays and the workflow waits.
   if (next.node !== null || (next.waiting?.length ?? 0) > 0 || argument.inputSeq == null) return null;
   await access.catalog.store.release(storeLease(argument.lease));
-  return turnSummary({ ...argument, inputSeq: argument.inputSeq }, trace);
+  return turnSummary({ ...argument, inputSeq: argument.inputSeq }, trace, access.catalog.prices);
 }
 
 /**

@@ -14,7 +14,10 @@ import {
   type CloseTurnArgument,
   type TurnCitedNumber,
   type TurnResult,
+  type TurnUsage,
 } from "../src/temporal/contract.js";
+import { costOfEvents, PRICES, type PriceTable } from "../src/domain/prices.js";
+import { usageOf } from "../src/domain/usage.js";
 import { reported } from "./failures.js";
 import { storeLease, traceOf, type TurnAccess } from "./turn-access.js";
 
@@ -22,12 +25,16 @@ import { storeLease, traceOf, type TurnAccess } from "./turn-access.js";
 export async function closeTurn(access: TurnAccess, argument: CloseTurnArgument): Promise<TurnResult> {
   return reported(async () => {
     await access.catalog.store.release(storeLease(argument.lease));
-    return turnSummary(argument, await traceOf(access, argument));
+    return turnSummary(argument, await traceOf(access, argument), access.catalog.prices);
   }, Context.current().cancellationSignal);
 }
 
 /** The workflow's result for the turn whose Input has seq `inputSeq`, from the trace: a short summary. */
-export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: Trace): TurnResult {
+export function turnSummary(
+  argument: Omit<CloseTurnArgument, "lease">,
+  trace: Trace,
+  prices: PriceTable = PRICES,
+): TurnResult {
   const entries = trace.stream(argument.stream).entries.slice(argument.inputSeq);
   if (entries.length === 0)
     throw new ValueError(
@@ -66,7 +73,15 @@ export function turnSummary(argument: Omit<CloseTurnArgument, "lease">, trace: T
     events: events.length,
     modelCalls: outputs.length,
     toolCalls: events.filter((event) => ToolOutput.is(event)).length,
+    usage: turnUsage(trace, entries[0]!.position, prices),
   };
+}
+
+/** The usage and cost of the turn from its input at `first` on, its delegated tasks' calls included. */
+function turnUsage(trace: Trace, first: number, prices: PriceTable): TurnUsage {
+  const events = trace.thread.entries.filter((entry) => entry.position >= first).map((entry) => entry.event);
+  const { dollars, unpricedCalls } = costOfEvents(events, prices);
+  return { ...usageOf(events), cost: dollars, unpricedCalls, prices: prices.version };
 }
 
 /** What a cited number named: a Source, a Reference, or nothing. */

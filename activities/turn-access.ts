@@ -38,6 +38,7 @@ export function recorderOf(access: TurnAccess, scope: Omit<TurnScope, "lease"> &
     threadId: scope.threadId,
     lease: scope.lease && storeLease(scope.lease),
     version: catalog.version,
+    spending: catalog.spendingOf(scope.agent),
   };
 }
 

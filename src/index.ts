@@ -37,8 +37,11 @@ export {
   whatIf,
   InputElement,
   UnknownAgentError,
+  BudgetExceededError,
 } from "./runtime/index.js";
-export type { Tool, CatalogOptions } from "./runtime/index.js";
+export type { Tool, CatalogOptions, SpendingLimits } from "./runtime/index.js";
+export { PRICES, usageOf, usageByTurn } from "./domain/index.js";
+export type { PriceTable, ModelPrice, UsageTotals } from "./domain/index.js";
 export {
   ReActAgent,
   ReActConfig,

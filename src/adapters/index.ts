@@ -31,5 +31,6 @@ export {
   PAYLOAD_CHARACTERS,
   RUN_SPAN,
   SPAN_ATTRIBUTES,
+  GEN_AI_ATTRIBUTES,
   SUPERSEDED_SPAN_EVENT,
 } from "./otel/attributes.js";

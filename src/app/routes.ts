@@ -27,7 +27,7 @@ import {
   ThreadView,
   ThreadsQuery,
 } from "./schemas.js";
-import { callOf, turnsOf } from "./views.js";
+import { callOf, turnsOf, usageView } from "./views.js";
 
 /** An OpenAPI response of JSON with `schema`. */
 export const json = <T>(schema: T, description: string) => ({
@@ -204,7 +204,9 @@ export function threadRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void {
         position: trace.position,
         running: await turnRunning(parts, threadId),
         temporalUi: temporalLink(parts, workflowId, null),
-        turns: turnsOf(trace),
+        turns: turnsOf(trace, catalog.prices),
+        usage: usageView(trace.events, catalog.prices),
+        prices: catalog.prices.version,
       } as never,
       200,
     );

@@ -78,6 +78,20 @@ export const ThreadsQuery = z.object({
     .openapi({ param: { name: "limit", in: "query" } }),
 });
 
+const UsageFields = {
+  calls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  cachedTokens: z.number().int(),
+  reasoningTokens: z.number().int(),
+  totalTokens: z.number().int(),
+  estimatedCalls: z.number().int().openapi({ description: "Calls whose provider reported no usage: estimated." }),
+  cost: z.number().openapi({ description: "US dollars under the catalog's price table, for the priced calls." }),
+  unpricedCalls: z.number().int().openapi({ description: "Calls of models the price table does not price." }),
+};
+
+const Usage = z.object(UsageFields).openapi("Usage");
+
 const Passage = z.object({
   number: z.number(),
   sourceId: z.string().nullable(),
@@ -122,8 +136,11 @@ export const ThreadView = z
         ),
         failures: z.array(z.object({ error: z.string(), message: z.string() })),
         calls: z.array(z.number()),
+        usage: Usage.openapi({ description: "The turn's model calls, its delegated tasks' included." }),
       }),
     ),
+    usage: Usage.openapi({ description: "Every model call of the thread." }),
+    prices: z.string().openapi({ description: "The version of the price table that `cost` is counted at." }),
   })
   .openapi("Thread");
 
@@ -182,6 +199,16 @@ export const CallView = z
         results: z.array(z.string()),
       }),
     ),
+    usage: z
+      .object({
+        promptTokens: z.number().int(),
+        completionTokens: z.number().int(),
+        cachedTokens: z.number().int().optional(),
+        reasoningTokens: z.number().int().optional(),
+        estimated: z.boolean().optional(),
+        cost: z.number().nullable(),
+      })
+      .openapi({ description: "What the call used, and its cost in US dollars (null: its model is not priced)." }),
   })
   .openapi("ModelCall");
 

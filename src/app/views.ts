@@ -3,9 +3,20 @@
  * to its passage, tool calls, failures), and what one model call received, rebuilt from the events.
  */
 import type { Element } from "../domain/elements.js";
-import { Compaction, Failure, Input, ModelOutput, Reopened, ToolOutput, type Event } from "../domain/events.js";
+import {
+  Compaction,
+  Failure,
+  Input,
+  ModelOutput,
+  Reopened,
+  ToolOutput,
+  type Event,
+  type Usage,
+} from "../domain/events.js";
 import { inserted, type Trace } from "../domain/trace.js";
 import type { JsonValue } from "../domain/json.js";
+import { costOf, costOfEvents, priceOf, type PriceTable } from "../domain/prices.js";
+import { eventsByTurn, usageOf, usageOfCall, type UsageTotals } from "../domain/usage.js";
 import type { AgentCatalog } from "../runtime/catalog.js";
 import type { ModelStep } from "../runtime/contracts.js";
 import { callSite } from "../runtime/replay.js";
@@ -40,11 +51,26 @@ export interface TurnView {
   failures: { error: string; message: string }[];
   /** The numbers of the turn's model calls, as GET /threads/{threadId}/calls/{n} takes them. */
   calls: number[];
+  /** What the turn's model calls used and cost, its delegated tasks' included. */
+  usage: UsageView;
+}
+
+/** Usage with its cost in US dollars: `cost` counts the calls whose model the price table prices. */
+export interface UsageView extends UsageTotals {
+  cost: number;
+  unpricedCalls: number;
+}
+
+/** The usage and cost of some events' model calls. */
+export function usageView(events: readonly Event[], prices: PriceTable): UsageView {
+  const { dollars, unpricedCalls } = costOfEvents(events, prices);
+  return { ...usageOf(events), cost: dollars, unpricedCalls };
 }
 
 /** The turns of a thread's main stream, in order. */
-export function turnsOf(trace: Trace): TurnView[] {
+export function turnsOf(trace: Trace, prices: PriceTable): TurnView[] {
   const sources = sourcesOf(trace.events);
+  const usage = eventsByTurn(trace.events).map((events) => usageView(events, prices));
   const callNumbers = new Map(trace.byType(ModelOutput).map((output, index) => [output, index + 1]));
   const turns: TurnView[] = [];
   for (const entry of trace.stream("main").entries) {
@@ -59,6 +85,7 @@ export function turnsOf(trace: Trace): TurnView[] {
         toolCalls: [],
         failures: [],
         calls: [],
+        usage: usage[turns.length]!,
       });
       continue;
     }
@@ -187,6 +214,8 @@ export interface CallView {
   compactions: { position: number; summary: string; keptFrom: number }[];
   /** The reopen calls before the call: what each showed again (element ids, result call ids). */
   reopens: { position: number; callId: string | null; elements: string[]; results: string[] }[];
+  /** What the call used (estimated, and marked so, when its provider reported nothing) and cost, or null unpriced. */
+  usage: Usage & { cost: number | null };
 }
 
 /** A builder that can say how big a context is and which floors it keeps (a MessageBuilder). */
@@ -210,6 +239,13 @@ function measuringBuilder(step: ModelStep): Measures | null {
 const FORM_NAMES = ["STUBBED", "COMPRESSED", "FULL"] as const;
 
 /** Model call n of the thread (from 1), rebuilt from the events before it, checked against its recorded hash. */
+/** A call's usage and its cost at its model's price (null when the table does not price it). */
+function callUsage(output: ModelOutput, prices: PriceTable): CallView["usage"] {
+  const usage = usageOfCall(output);
+  const price = priceOf(prices, output.model);
+  return { ...usage, cost: price === null ? null : costOf(usage, price) };
+}
+
 export async function callOf(
   catalog: AgentCatalog,
   threadId: string,
@@ -242,6 +278,7 @@ export async function callOf(
     window: null,
     compactions: [],
     reopens: [],
+    usage: callUsage(output, catalog.prices),
   };
   const graphAt = (before: Trace, stream: string) => catalog.graphFor(threadId, agent, before, stream);
   const site = await callSite(trace, index, graphAt, { threadId, agent });

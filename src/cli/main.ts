@@ -3,12 +3,13 @@
  * file only picks one. Exit code 2 for bad arguments or input, with a message saying what to change.
  */
 import { SoevError } from "../domain/errors.js";
+import { usageCommand } from "./usage-command.js";
 import { whatIfCommand } from "./what-if-command.js";
 
 /** A command: its arguments after its name in, output through `write`, the exit code out. */
 export type Command = (argv: readonly string[], write: (text: string) => void) => Promise<number>;
 
-const COMMANDS: Readonly<Record<string, Command>> = { whatif: whatIfCommand };
+const COMMANDS: Readonly<Record<string, Command>> = { usage: usageCommand, whatif: whatIfCommand };
 
 const USAGE = `usage: soev-agents COMMAND [...]; commands: ${Object.keys(COMMANDS).join(", ")} (COMMAND --help for each)`;
 

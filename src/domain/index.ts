@@ -53,7 +53,12 @@ export {
   noAnswerMessage,
 } from "./requests.js";
 export type { Approval, AnswerIssues } from "./requests.js";
-export { EventTypes, encode } from "./registry.js";
+export { EventTypes, encode, upgradeStoredRow } from "./registry.js";
+export { camelToSnake, snakeToCamel, wireTypeName, typeNameOf } from "./wire-format.js";
+export { NO_USAGE, usageOfCall, usageOf, usageByTurn, eventsByTurn, opensTurn, added } from "./usage.js";
+export type { UsageTotals } from "./usage.js";
+export { PRICES, priceOf, costOf, costOfEvents, checkPriceTable } from "./prices.js";
+export type { ModelPrice, PriceTable, CallsCost } from "./prices.js";
 export { Trace, turnStarts, inserted } from "./trace.js";
 export type { GrowingIndex } from "./trace.js";
 export { Numbering, THREAD_NUMBERING, elementsOf } from "./numbering.js";

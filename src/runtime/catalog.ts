@@ -7,6 +7,8 @@ import { EventTypes } from "../domain/registry.js";
 import { Trace } from "../domain/trace.js";
 import { StreamMovedError } from "../ports/errors.js";
 import { SYSTEM_CLOCK, type Clock } from "../ports/clock.js";
+import { checkPriceTable, PRICES, type PriceTable } from "../domain/prices.js";
+import { Spending, type SpendingLimits } from "./spending.js";
 import type { Observer } from "../ports/observer.js";
 import type { TraceStore } from "../ports/store.js";
 import { accepted, type Agent } from "./agent.js";
@@ -57,6 +59,13 @@ export interface CatalogOptions {
    * request's deadline counts from its recorded time. Default SYSTEM_CLOCK; tests give a ManualClock.
    */
   clock?: Clock;
+  /**
+   * The budgets of each agent, by name: checked from the trace before each model call (the turn ends with a
+   * BudgetExceededError Failure) and before an input is recorded (a thread over its budget refuses it).
+   */
+  spending?: Readonly<Record<string, SpendingLimits>>;
+  /** The prices that costs are counted at, in usage and budgets. Default PRICES. */
+  prices?: PriceTable;
 }
 
 /**
@@ -88,6 +97,9 @@ export class AgentCatalog {
   readonly leaseSeconds: number;
   /** Where the local runner reads the time. */
   readonly clock: Clock;
+  /** The prices costs are counted at. */
+  readonly prices: PriceTable;
+  private readonly spending: ReadonlyMap<string, Spending>;
   private readonly agents: ReadonlyMap<string, Agent>;
   private readonly registries = new Map<string, EventTypes>();
   private readonly resourcesOf: ResourcesOf;
@@ -101,6 +113,8 @@ export class AgentCatalog {
     this.maxInputBytes = options.maxInputBytes ?? MAX_INPUT_BYTES;
     this.leaseSeconds = options.leaseSeconds ?? LEASE_SECONDS;
     this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.prices = checkPriceTable(options.prices ?? PRICES, "prices");
+    this.spending = spendingByAgent(options.spending ?? {}, this.prices, (name) => this.agents.has(name));
     if (!Number.isInteger(this.maxInputBytes) || this.maxInputBytes <= 0)
       throw new ValueError(`maxInputBytes must be a positive integer, not ${String(options.maxInputBytes)}.`);
     if (!(this.leaseSeconds > 0) || !Number.isFinite(this.leaseSeconds))
@@ -184,6 +198,7 @@ export class AgentCatalog {
     const event = { ...this.opening(agent, input), seq: trace.stream(stream).length };
     const graph = await this.graphFor(threadId, agent, trace.with([{ position: trace.position + 1, event }]), stream);
     checkGraph(graph);
+    this.spendingOf(agent)?.checkInput(trace.events);
     this.checkInput(graph, {
       threadId,
       agent,
@@ -191,6 +206,11 @@ export class AgentCatalog {
       trace: new Trace([{ position: 1, event: { ...event, seq: 0 } }]),
     });
     return graph;
+  }
+
+  /** The budgets of an agent's turns, or null when it has none. */
+  spendingOf(agent: string): Spending | null {
+    return this.spending.get(agent) ?? null;
   }
 
   // The step that runs first on a trace of the input alone may refuse it: a model step whose call would
@@ -243,4 +263,16 @@ export class AgentCatalog {
   opening(agent: string, input: Input): Input {
     return { ...input, origin: agent, version: input.version ?? this.version };
   }
+}
+
+/** Each agent's Spending, checked: a budget for an agent the catalog does not have is a mistake worth naming. */
+function spendingByAgent(
+  limits: Readonly<Record<string, SpendingLimits>>,
+  prices: PriceTable,
+  has: (agent: string) => boolean,
+): ReadonlyMap<string, Spending> {
+  const unknown = Object.keys(limits).filter((agent) => !has(agent));
+  if (unknown.length > 0)
+    throw new ValueError(`spending names agents the catalog does not have: ${unknown.join(", ")}.`);
+  return new Map(Object.entries(limits).map(([agent, each]) => [agent, new Spending(each, prices)]));
 }

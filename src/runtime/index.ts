@@ -53,6 +53,10 @@ export type { RunOptions } from "./runner/local.js";
 export { replay, rebuildCalls, explainCall } from "./replay.js";
 export type { ReplayedCall, RebuildOptions, BuildGraph } from "./replay.js";
 export { whatIf, whatIfThreads, differenceOf } from "./what-if.js";
+export { Spending, BudgetExceededError } from "./spending.js";
+export type { SpendingLimits } from "./spending.js";
+export { usageReport } from "./usage-report.js";
+export type { UsageRow, UsageReportOptions } from "./usage-report.js";
 export type { WhatIfCall, WhatIfSummary, RequestDifference, FormChange } from "./what-if.js";
 export { isModelStep } from "./contracts.js";
 export type {

@@ -15,6 +15,7 @@ import type { Lease, TraceStore } from "../ports/store.js";
 import type { Clock } from "../ports/clock.js";
 import type { Observer } from "../ports/observer.js";
 import type { EventTypes } from "../domain/registry.js";
+import type { Spending } from "./spending.js";
 
 /** What a Thread needs of its catalog: AgentCatalog is one. The narrow view keeps thread.ts from importing it. */
 export interface ThreadCatalog {
@@ -28,6 +29,7 @@ export interface ThreadCatalog {
   admit(agent: string, input: Input, where: { threadId: string; trace: Trace }): Promise<Graph>;
   graphFor(threadId: string, agent: string, trace: Trace, stream?: string): Promise<Graph>;
   opening(agent: string, input: Input): Input;
+  spendingOf(agent: string): Spending | null;
 }
 
 /** Options of a local run. */
@@ -128,6 +130,7 @@ export class Thread {
       threadId: this.id,
       lease,
       version: this.catalog.version,
+      spending: this.catalog.spendingOf(this.agent),
     };
   }
 

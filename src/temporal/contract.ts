@@ -183,6 +183,26 @@ export interface TurnResult {
   events: number;
   modelCalls: number;
   toolCalls: number;
+  /** What the turn's model calls used and cost, its delegated tasks' included. */
+  usage: TurnUsage;
+}
+
+/** A turn's usage (UsageTotals) and its cost in US dollars under the catalog's price table. */
+export interface TurnUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+  /** The calls whose provider reported no usage: theirs is estimated. */
+  estimatedCalls: number;
+  /** US dollars, for the calls whose model the price table prices. */
+  cost: number;
+  /** The calls whose model the price table has no price for (not in `cost`). */
+  unpricedCalls: number;
+  /** The version of the price table. */
+  prices: string;
 }
 
 /** The thread's lease as the workflow holds it for the turn: passed to each activity. */

@@ -54,6 +54,7 @@ export type {
   TurnJson,
   TurnSettings,
   TurnResult,
+  TurnUsage,
   TurnCitation,
   TurnCitedNumber,
   PendingRequest,

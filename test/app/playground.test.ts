@@ -218,8 +218,18 @@ describe("the playground page", () => {
     for (const other of others) expect(toolTexts.some((text) => text.includes(other.text))).toBe(false);
 
     const page = await openPage(`/#thread=${threadId}`);
+    // Tokens and cost per turn and per call, as the API gives them (the scripted model reports none: estimated).
+    const usageLine = (usage: { promptTokens: number; completionTokens: number; cost: number | null }) =>
+      `${(usage.promptTokens + usage.completionTokens).toLocaleString("en")} tokens (estimated): ` +
+      `${usage.promptTokens.toLocaleString("en")} in, ${usage.completionTokens.toLocaleString("en")} out · ` +
+      (usage.cost === null ? "no price" : `$${usage.cost.toFixed(4)}`);
+    const turnUsage = (thread.turns.at(-1) as unknown as { usage: Parameters<typeof usageLine>[0] }).usage;
+    expect(turnUsage.cost).toBeGreaterThan(0);
+    expect(await page.textContent('#turns > li:last-child [data-usage="turn"]')).toBe(usageLine(turnUsage));
     await page.locator(`#turns > li:last-child button[data-call="${n}"]`).click();
     await page.waitForSelector("#explain");
+    const callUsage = (call as unknown as { usage: Parameters<typeof usageLine>[0] }).usage;
+    expect(await page.textContent('[data-usage="call"]')).toBe(usageLine(callUsage));
     await screenshot(page, "04-what-the-model-saw");
     const rows = await page.$$eval("#explain tbody tr", (trs) =>
       trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)),

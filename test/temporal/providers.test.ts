@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { WorkflowFailedError, type Client } from "@temporalio/client";
 import type { temporal as proto } from "@temporalio/proto";
+import { usageByTurn } from "../../src/domain/usage.js";
 import { describe, expect, it } from "vitest";
 import { QUESTIONS, assistant, show } from "../../examples/tutorials/02-citations/agent.js";
 import { InProcessLiveChannel } from "../../src/adapters/live/in-process.js";
@@ -200,6 +201,19 @@ describe.each([chatWire, responsesWire])("tutorial 2 on Temporal through $name",
         { written: 2, source: "waste-collection#2" },
       ]);
       expect(outputs.map((output) => output.usage)).toEqual(SCRIPT.map((_, index) => wire.usage(index)));
+      // The turn's usage in its result: the sum of what the provider reported for its two calls.
+      const [third, fourth] = [wire.usage(2), wire.usage(3)];
+      expect(second.usage).toMatchObject({
+        calls: 2,
+        promptTokens: third.promptTokens + fourth.promptTokens,
+        completionTokens: third.completionTokens + fourth.completionTokens,
+        cachedTokens: (third.cachedTokens ?? 0) + (fourth.cachedTokens ?? 0),
+        estimatedCalls: 0,
+      });
+      expect(usageByTurn(trace.events).map((turn) => turn.totalTokens)).toEqual([
+        [0, 1].reduce((sum, index) => sum + wire.usage(index).promptTokens + wire.usage(index).completionTokens, 0),
+        second.usage.totalTokens,
+      ]);
       expect(server.requests.map((request) => request.url)).toEqual(SCRIPT.map(() => wire.url));
       const secondInput = JSON.stringify(server.requests[1]!.body);
       if (wire.kept !== null) expect(secondInput).toContain(JSON.stringify(wire.kept));

@@ -39,6 +39,19 @@ export const SPAN_ATTRIBUTES = {
   origin: "soev.origin",
 } as const;
 
+/**
+ * The OpenTelemetry GenAI semantic conventions' attributes that a model call span carries besides the soev ones,
+ * so GenAI-aware backends read a call's model and usage.
+ */
+export const GEN_AI_ATTRIBUTES = {
+  responseModel: "gen_ai.response.model",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  cachedInputTokens: "gen_ai.usage.cache_read.input_tokens",
+  reasoningTokens: "gen_ai.usage.reasoning.output_tokens",
+  finishReasons: "gen_ai.response.finish_reasons",
+} as const;
+
 /** The name of the span of one call: "soev.model <model>" or "soev.tool <tool>". */
 export function callSpanName(kind: CallKind, name: string): string {
   return `soev.${kind} ${name}`;
@@ -83,6 +96,12 @@ export function outputAttributes(output: ModelOutput): Attributes {
     [SPAN_ATTRIBUTES.promptCharacters]: output.promptCharacters,
     [SPAN_ATTRIBUTES.requestHash]: output.requestHash,
     [SPAN_ATTRIBUTES.toolCalls]: output.toolCalls.length,
+    [GEN_AI_ATTRIBUTES.responseModel]: output.model,
+    [GEN_AI_ATTRIBUTES.inputTokens]: output.usage?.promptTokens,
+    [GEN_AI_ATTRIBUTES.outputTokens]: output.usage?.completionTokens,
+    [GEN_AI_ATTRIBUTES.cachedInputTokens]: output.usage?.cachedTokens,
+    [GEN_AI_ATTRIBUTES.reasoningTokens]: output.usage?.reasoningTokens,
+    [GEN_AI_ATTRIBUTES.finishReasons]: output.finishReason === null ? null : [output.finishReason],
   });
 }
 
@@ -108,7 +127,7 @@ function shortPayload(payload: unknown): string {
 }
 
 // OpenTelemetry attributes take no null: a fact the call or event does not have is left out.
-function present(values: Record<string, string | number | boolean | null | undefined>): Attributes {
+function present(values: Record<string, string | number | boolean | string[] | null | undefined>): Attributes {
   return Object.fromEntries(
     Object.entries(values).filter(([, value]) => value !== null && value !== undefined),
   ) as Attributes;

@@ -10,5 +10,6 @@ export {
   PAYLOAD_CHARACTERS,
   RUN_SPAN,
   SPAN_ATTRIBUTES,
+  GEN_AI_ATTRIBUTES,
   SUPERSEDED_SPAN_EVENT,
 } from "./attributes.js";

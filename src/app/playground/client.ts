@@ -359,8 +359,23 @@ function turnItem(turn: Turn, latest: boolean): HTMLLIElement {
       calls.append(button);
     }
     item.append(calls);
+    item.append(make("p", { class: "usage", "data-usage": "turn" }, usageText(turn.usage)));
   }
   return item;
+}
+
+/** Tokens and cost as a line: "1,234 tokens (1,000 in, 234 out) · $0.0012", an estimate said so. */
+function usageText(usage: {
+  promptTokens: number;
+  completionTokens: number;
+  cost: number | null;
+  estimated?: boolean;
+  estimatedCalls?: number;
+}): string {
+  const total = usage.promptTokens + usage.completionTokens;
+  const estimated = usage.estimated === true || (usage.estimatedCalls ?? 0) > 0 ? " (estimated)" : "";
+  const cost = usage.cost === null ? "no price" : `$${usage.cost.toFixed(4)}`;
+  return `${total.toLocaleString("en")} tokens${estimated}: ${usage.promptTokens.toLocaleString("en")} in, ${usage.completionTokens.toLocaleString("en")} out · ${cost}`;
 }
 
 function toolItem(call: ToolCall, running: boolean): HTMLElement {
@@ -494,6 +509,7 @@ async function showCall(n: number): Promise<void> {
         : make("strong", { class: "failure" }, "the rebuilt request differs from the recorded one."),
     ),
   );
+  body.append(make("p", { class: "usage", "data-usage": "call" }, usageText(call.usage)));
   if (call.window) {
     const { tokens, limit, outputReserve, startAt } = call.window;
     const percent = Math.round((tokens / limit) * 100);

@@ -106,6 +106,7 @@ input, select, textarea { border: 1px solid var(--line); border-radius: 6px; pad
 .failure { color: var(--bad); }
 .badge { display: inline-block; font-size: .8em; padding: 0 .4rem; border-radius: 4px; border: 1px solid currentColor; margin-left: .3rem; }
 .calls { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; font-size: .9em; }
+.usage { font-size: .85em; opacity: .75; margin: .2rem 0; }
 .status { min-height: 1.4em; margin: .4rem 0; }
 .status.bad { color: var(--bad); }
 .ask label { display: block; font-weight: 600; }

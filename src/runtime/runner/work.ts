@@ -7,6 +7,7 @@
  */
 import { type Event, Failure, type Input, type LogEntry, Request, type StoredEvent } from "../../domain/events.js";
 import type { EventTypes } from "../../domain/registry.js";
+import type { Spending } from "../spending.js";
 import { wireTypeName } from "../../domain/wire-format.js";
 import { ValueError } from "../../domain/errors.js";
 import { Trace } from "../../domain/trace.js";
@@ -196,6 +197,8 @@ export interface Recorder {
   threadId: string;
   lease?: Lease | null;
   version?: string | null;
+  /** The agent's budgets, checked before each model call; none when absent. */
+  spending?: Spending | null;
 }
 
 /** What running one unit of work did: the events it recorded, or none when the trace had them already. */
@@ -227,6 +230,8 @@ export async function runWork(
   let trace = context.trace ?? (await readTrace(recorder.store, recorder.types, recorder.threadId));
   if (step.done({ ...context, trace }, work.key)) return { recorded: [], skipped: true };
   const kind = work.kind;
+  // From the trace, before the call: a retry or a worker that took over sees every call made so far.
+  if (kind === "model") recorder.spending?.checkCall(trace.thread.events);
   if (kind === "model" || kind === "tool")
     safely(() =>
       context.observer?.call?.(

@@ -14,6 +14,7 @@ import {
   OtelObserver,
   RUN_SPAN,
   SPAN_ATTRIBUTES as A,
+  GEN_AI_ATTRIBUTES,
 } from "../../../src/adapters/index.js";
 import { Compaction, Failure, Input, ModelOutput, ToolOutput, type Event } from "../../../src/domain/index.js";
 import type { Observer } from "../../../src/ports/observer.js";
@@ -120,12 +121,17 @@ describe("OtelObserver on a local turn", () => {
     expect(models[0]!.attributes).toMatchObject({
       [A.promptTokens]: 40,
       [A.completionTokens]: 7,
+      [GEN_AI_ATTRIBUTES.inputTokens]: 40,
+      [GEN_AI_ATTRIBUTES.outputTokens]: 7,
+      [GEN_AI_ATTRIBUTES.finishReasons]: ["tool_calls"],
       [A.finishReason]: "tool_calls",
       [A.toolCalls]: 1,
     });
     expect(models[1]!.attributes).toMatchObject({
       [A.promptTokens]: 60,
       [A.completionTokens]: 5,
+      [GEN_AI_ATTRIBUTES.inputTokens]: 60,
+      [GEN_AI_ATTRIBUTES.outputTokens]: 5,
       [A.finishReason]: "stop",
       [A.toolCalls]: 0,
     });

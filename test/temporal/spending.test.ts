@@ -1,0 +1,68 @@
+// Budgets on Temporal: a scripted model that would call a tool forever ends at the turn's token budget with the
+// recorded BudgetExceededError Failure (not retried: the budget is spent, whatever the attempt), and a thread over
+// its budget refuses the next turn's input before anything is recorded.
+import { WorkflowFailedError } from "@temporalio/client";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { Failure, ModelOutput, ToolOutput } from "../../src/domain/events.js";
+import { AgentCatalog } from "../../src/runtime/catalog.js";
+import type { SpendingLimits } from "../../src/runtime/spending.js";
+import { tool } from "../../src/runtime/tools/function-tool.js";
+import { startTurn } from "../../src/temporal/start-turn.js";
+import { FunctionModel } from "../../src/testing/index.js";
+import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
+import { uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { useClientAndStore, withWorker, type TestStore } from "./harness.js";
+
+let temporal: TestClient;
+let store: TestStore;
+useClientAndStore((opened) => ({ temporal, store } = opened));
+
+function looping(spending: SpendingLimits): AgentCatalog {
+  const again = tool({
+    name: "again",
+    description: "Look again.",
+    args: { what: z.string() },
+    async run({ what }) {
+      return ToolOutput({ text: `Looked at ${what}.` });
+    },
+  });
+  const model = new FunctionModel(() => ({
+    toolCalls: [{ name: "again", arguments: { what: "it" } }],
+    usage: { promptTokens: 100, completionTokens: 10 },
+    model: "gpt-4.1-mini",
+  }));
+  const agent = new ReActAgent(new ReActConfig({ model, prompt: "Loop.", tools: [again], passes: 1000 }));
+  return new AgentCatalog(store.store, { looper: agent }, { spending: { looper: spending } });
+}
+
+it("ends a looping turn at its token budget with one recorded Failure, and refuses the thread's next input", async () => {
+  const catalog = looping({ turnTokens: 500, threadTokens: 500 });
+  const taskQueue = uniqueTaskQueue("spending");
+  await withWorker(catalog, taskQueue, async () => {
+    const start = (payload: string) =>
+      startTurn(temporal.client, {
+        agent: "looper",
+        threadId: "over-budget",
+        input: { payload, model: "gpt-4.1-mini" },
+        taskQueue,
+      });
+    const failed = await (await start("Go.")).result().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(WorkflowFailedError);
+    expect(String((failed as WorkflowFailedError).cause?.message)).toMatch(/turnTokens budget is spent: 550 tokens/);
+    const trace = await catalog.read("over-budget", "looper");
+    expect(trace.byType(ModelOutput)).toHaveLength(5);
+    expect(trace.byType(Failure).map((failure) => failure.error)).toEqual(["BudgetExceededError"]);
+
+    const before = trace.length;
+    const refused = await (await start("And again?")).result().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(String((refused as WorkflowFailedError).cause?.message)).toMatch(/threadTokens budget is spent: 550 tokens/);
+    expect((await catalog.read("over-budget", "looper")).length).toBe(before);
+  });
+});
