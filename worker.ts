@@ -341,7 +341,7 @@ async function registerOrWarn(connection: NativeConnection, namespace: string): 
   } catch (error) {
     if (!SearchAttributeRegistrationError.isInstance(error)) throw error;
     console.warn(
-      `soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) in the namespace, or turns will not start.`,
+      `soev-agents worker: ${error.message} Register SoevThreadId and SoevAgent (Keyword) and SoevThreadTokens (Int) in the namespace, or turns will not start.`,
     );
   }
 }

@@ -74,6 +74,7 @@ export function turnSummary(
     modelCalls: outputs.length,
     toolCalls: events.filter((event) => ToolOutput.is(event)).length,
     usage: turnUsage(trace, entries[0]!.position, prices),
+    threadTokens: usageOf(trace.thread.events).totalTokens,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { Context } from "@temporalio/activity";
 import { Failure } from "../src/domain/events.js";
+import { usageOf } from "../src/domain/usage.js";
 import { LeaseExpiredError } from "../src/ports/errors.js";
 import { recordFailure } from "../src/runtime/runner/work.js";
 import type { FailedTurn, FailTurnArgument } from "../src/temporal/contract.js";
@@ -15,8 +16,11 @@ export async function failTurn(access: TurnAccess, argument: FailTurnArgument): 
   return reported(async () => {
     try {
       if (argument.inputSeq === null) return { seq: null };
-      const stream = (await traceOf(access, argument)).stream(argument.stream);
-      if (stream.events.slice(argument.inputSeq).some((event) => Failure.is(event))) return { seq: null };
+      const trace = await traceOf(access, argument);
+      // A turn that failed spent too: a runaway one most of all.
+      const threadTokens = usageOf(trace.thread.events).totalTokens;
+      const stream = trace.stream(argument.stream);
+      if (stream.events.slice(argument.inputSeq).some((event) => Failure.is(event))) return { seq: null, threadTokens };
       const { failure } = argument;
       const error = Object.assign(new Error(failure.message), { name: failure.error, retryable: failure.retryable });
       try {
@@ -25,7 +29,7 @@ export async function failTurn(access: TurnAccess, argument: FailTurnArgument): 
           node: failure.node,
           callId: failure.callId,
         });
-        return { seq: recorded.seq };
+        return { seq: recorded.seq, threadTokens };
       } catch (cause) {
         // Another runner took the thread: the turn is no longer this workflow's to write.
         if (LeaseExpiredError.isInstance(cause)) return { seq: null };

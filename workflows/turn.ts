@@ -10,6 +10,7 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  patched,
   setCurrentDetails,
   upsertSearchAttributes,
   uuid4,
@@ -17,6 +18,7 @@ import {
 } from "@temporalio/workflow";
 import {
   AGENT_SEARCH_ATTRIBUTE,
+  THREAD_TOKENS_SEARCH_ATTRIBUTE,
   MAIN_STREAM,
   THREAD_SEARCH_ATTRIBUTE,
   argumentSizeProblem,
@@ -91,6 +93,7 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     setCurrentDetails(`**${agent}** answered on thread ${thread}.`);
     // The last unit closed the turn; a graph that ended with no unit leaves it to closeTurn.
     const result = run.result ?? (await activities.closeTurn({ ...scope, inputSeq: opened.inputSeq }));
+    setThreadTokens(result.threadTokens);
     watch.state = "ended";
     // Waited for only when an Update is still running: a condition, like every promise in a workflow, costs a stack trace.
     if (!allHandlersFinished()) await condition(allHandlersFinished);
@@ -106,7 +109,10 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
     if (turn !== null) {
       const ending = turn;
       // A cancelled turn still records why it stopped and gives its lease up.
-      await CancellationScope.nonCancellable(() => activities.failTurn({ ...ending, inputSeq, failure: failures[0]! }));
+      const failed = await CancellationScope.nonCancellable(() =>
+        activities.failTurn({ ...ending, inputSeq, failure: failures[0]! }),
+      );
+      setThreadTokens(failed.threadTokens ?? null);
     }
     if (isCancellation(error)) throw error;
     const why = idsOnly ? "" : `: ${markdownEscaped(shortened(failures[0]!.message, 200))}`;
@@ -116,6 +122,17 @@ export async function soevTurn(argument: TurnArgument): Promise<TurnResult> {
 }
 
 const UNKNOWN_AGENT = "UnknownAgentError";
+/** The patch that sets SoevThreadTokens when a turn ends (issue 57). */
+const THREAD_TOKENS_PATCH = "issue-57-thread-tokens";
+
+/**
+ * Set the thread's tokens as the turn ends, completed or failed. Only where the starter set the agent attribute
+ * (the namespace has them registered); histories of before this change replay as they ran (the patch).
+ */
+function setThreadTokens(tokens: number | null): void {
+  if (tokens === null || workflowInfo().typedSearchAttributes.get(AGENT_SEARCH_ATTRIBUTE) === undefined) return;
+  if (patched(THREAD_TOKENS_PATCH)) upsertSearchAttributes([{ key: THREAD_TOKENS_SEARCH_ATTRIBUTE, value: tokens }]);
+}
 
 /**
  * This worker's catalog lacks the turn's agent (a worker of another version, during a rolling deploy). Not a

@@ -6,7 +6,11 @@
 
 import { jsonBytes } from "../domain/input-size.js";
 
-export { THREAD_SEARCH_ATTRIBUTE, AGENT_SEARCH_ATTRIBUTE } from "./search-attributes.js";
+export {
+  THREAD_SEARCH_ATTRIBUTE,
+  AGENT_SEARCH_ATTRIBUTE,
+  THREAD_TOKENS_SEARCH_ATTRIBUTE,
+} from "./search-attributes.js";
 // Pure and import-free: the workflow measures an input as the catalog does.
 export { MAX_INPUT_BYTES, inputSizeProblem } from "../domain/input-size.js";
 
@@ -185,6 +189,8 @@ export interface TurnResult {
   toolCalls: number;
   /** What the turn's model calls used and cost, its delegated tasks' included. */
   usage: TurnUsage;
+  /** The thread's total tokens, all its turns', when this turn ended (the SoevThreadTokens search attribute). */
+  threadTokens: number;
 }
 
 /** A turn's usage (UsageTotals) and its cost in US dollars under the catalog's price table. */
@@ -435,6 +441,8 @@ export interface FailTurnArgument extends TurnScope {
 /** The seq of the recorded Failure, or null when nothing was recorded (no input yet, recorded before, or lease replaced). */
 export interface FailedTurn {
   seq: number | null;
+  /** The thread's total tokens after the turn (the SoevThreadTokens search attribute); null when nothing was read. */
+  threadTokens?: number | null;
 }
 
 /** closeTurn: give the lease up and summarise the turn whose Input has the seq `inputSeq` (when no unit closed it). */

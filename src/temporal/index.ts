@@ -6,6 +6,7 @@
 export {
   THREAD_SEARCH_ATTRIBUTE,
   AGENT_SEARCH_ATTRIBUTE,
+  THREAD_TOKENS_SEARCH_ATTRIBUTE,
   SOEV_SEARCH_ATTRIBUTES,
   turnSearchAttributes,
   registerSearchAttributes,

@@ -13,8 +13,18 @@ export const THREAD_SEARCH_ATTRIBUTE = defineSearchAttributeKey("SoevThreadId", 
 /** The agent that runs a turn (Keyword): `SoevAgent = "..."` lists that agent's turns. */
 export const AGENT_SEARCH_ATTRIBUTE = defineSearchAttributeKey("SoevAgent", SearchAttributeType.KEYWORD);
 
+/**
+ * The thread's total tokens when a turn ended (Int), set as the turn closes: `SoevThreadTokens > 100000` finds the
+ * expensive threads, `ORDER BY` is not offered by every visibility store, so list and sort on the client.
+ */
+export const THREAD_TOKENS_SEARCH_ATTRIBUTE = defineSearchAttributeKey("SoevThreadTokens", SearchAttributeType.INT);
+
 /** Every search attribute soev-agents sets on a workflow; a namespace must have them all registered. */
-export const SOEV_SEARCH_ATTRIBUTES = [THREAD_SEARCH_ATTRIBUTE, AGENT_SEARCH_ATTRIBUTE] as const;
+export const SOEV_SEARCH_ATTRIBUTES = [
+  THREAD_SEARCH_ATTRIBUTE,
+  AGENT_SEARCH_ATTRIBUTE,
+  THREAD_TOKENS_SEARCH_ATTRIBUTE,
+] as const;
 
 /** The search attribute values of one turn's workflow, for `typedSearchAttributes` when starting it. */
 export function turnSearchAttributes(turn: { threadId: string; agent: string }): SearchAttributePair[] {
@@ -24,8 +34,11 @@ export function turnSearchAttributes(turn: { threadId: string; agent: string }):
   ];
 }
 
-/** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: a wire number, stable by protocol. */
-const INDEXED_VALUE_TYPE_KEYWORD = 2;
+/** temporal.api.enums.v1.IndexedValueType by the key's type: wire numbers, stable by protocol. */
+const INDEXED_VALUE_TYPES: Partial<Record<SearchAttributeType, number>> = {
+  [SearchAttributeType.KEYWORD]: 2,
+  [SearchAttributeType.INT]: 3,
+};
 
 /** gRPC's ALREADY_EXISTS: another process registered the attribute between our list and our add. */
 const ALREADY_EXISTS = 6;
@@ -45,7 +58,7 @@ export async function registerSearchAttributes(
   const registered = await listCustomAttributes(connection, namespace);
   const missing: Record<string, number> = {};
   for (const key of SOEV_SEARCH_ATTRIBUTES) {
-    const wanted = INDEXED_VALUE_TYPE_KEYWORD;
+    const wanted = INDEXED_VALUE_TYPES[key.type]!;
     const existing = registered[key.name];
     if (existing === undefined) {
       missing[key.name] = wanted;

@@ -66,7 +66,7 @@ describe("the run's Temporal dev server", () => {
     }
   });
 
-  it("has SoevThreadId and SoevAgent registered as Keyword, and registering again adds nothing", async () => {
+  it("has SoevThreadId and SoevAgent registered as Keyword, SoevThreadTokens as Int, and registering again adds nothing", async () => {
     const namespace = temporalNamespace();
     const listed = await temporal.connection.operatorService.listSearchAttributes({ namespace });
     expect(listed.customAttributes?.[THREAD_SEARCH_ATTRIBUTE.name]).toBe(KEYWORD);
@@ -81,10 +81,11 @@ describe("registerSearchAttributes on a namespace without them", () => {
     await expect(registerSearchAttributes(temporal.connection, namespace)).resolves.toEqual([
       "SoevThreadId",
       "SoevAgent",
+      "SoevThreadTokens",
     ]);
     await expect(registerSearchAttributes(temporal.connection, namespace)).resolves.toEqual([]);
     const listed = await temporal.connection.operatorService.listSearchAttributes({ namespace });
-    expect(listed.customAttributes).toMatchObject({ SoevThreadId: KEYWORD, SoevAgent: KEYWORD });
+    expect(listed.customAttributes).toMatchObject({ SoevThreadId: KEYWORD, SoevAgent: KEYWORD, SoevThreadTokens: 3 });
   });
 
   it("refuses a namespace where SoevAgent has another type, and adds nothing", async () => {

@@ -1,6 +1,8 @@
 // Budgets on Temporal: a scripted model that would call a tool forever ends at the turn's token budget with the
 // recorded BudgetExceededError Failure (not retried: the budget is spent, whatever the attempt), and a thread over
 // its budget refuses the next turn's input before anything is recorded.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { WorkflowFailedError } from "@temporalio/client";
 import { expect, it } from "vitest";
 import { z } from "zod";
@@ -11,7 +13,9 @@ import { tool } from "../../src/runtime/tools/function-tool.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { FunctionModel } from "../../src/testing/index.js";
 import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
-import { uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import { workflowIdOf } from "../../src/temporal/contract.js";
+import { temporalCliPath } from "../setup/global.js";
+import { temporalAddress, temporalNamespace, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
 import { useClientAndStore, withWorker, type TestStore } from "./harness.js";
 
 let temporal: TestClient;
@@ -65,4 +69,29 @@ it("ends a looping turn at its token budget with one recorded Failure, and refus
     expect(String((refused as WorkflowFailedError).cause?.message)).toMatch(/threadTokens budget is spent: 550 tokens/);
     expect((await catalog.read("over-budget", "looper")).length).toBe(before);
   });
+});
+
+it("sets SoevThreadTokens as a turn ends, so `temporal workflow list --query` finds the expensive thread", async () => {
+  const catalog = looping({ modelCallsPerTurn: 1 });
+  const taskQueue = uniqueTaskQueue("thread-tokens");
+  const run = (threadId: string) =>
+    startTurn(temporal.client, {
+      agent: "looper",
+      threadId,
+      input: { payload: "Go.", model: "gpt-4.1-mini" },
+      taskQueue,
+    }).then((turn) => turn.result().catch(() => null));
+  const suffix = taskQueue.slice(-8);
+  const [cheap, costly] = [`cheap-${suffix}`, `costly-${suffix}`];
+  await withWorker(looping({ modelCallsPerTurn: 1 }), taskQueue, () => run(cheap));
+  // Three turns of one call each: 330 tokens on the costly thread, 110 on the cheap one.
+  await withWorker(catalog, taskQueue, async () => {
+    for (let turn = 0; turn < 3; turn++) await run(costly);
+  });
+  const { stdout } = await promisify(execFile)(temporalCliPath(), [
+    ...["workflow", "list", "--query", `SoevThreadTokens > 200 AND TaskQueue = "${taskQueue}"`, "--output", "json"],
+    ...["--address", temporalAddress(), "--namespace", temporalNamespace()],
+  ]);
+  const listed = (JSON.parse(stdout) as { execution: { workflowId: string } }[]).map((row) => row.execution.workflowId);
+  expect(new Set(listed)).toEqual(new Set([workflowIdOf(costly)]));
 });
