@@ -238,7 +238,6 @@ function measuringBuilder(step: ModelStep): Measures | null {
 
 const FORM_NAMES = ["STUBBED", "COMPRESSED", "FULL"] as const;
 
-/** Model call n of the thread (from 1), rebuilt from the events before it, checked against its recorded hash. */
 /** A call's usage and its cost at its model's price (null when the table does not price it). */
 function callUsage(output: ModelOutput, prices: PriceTable): CallView["usage"] {
   const usage = usageOfCall(output);
@@ -246,6 +245,7 @@ function callUsage(output: ModelOutput, prices: PriceTable): CallView["usage"] {
   return { ...usage, cost: price === null ? null : costOf(usage, price) };
 }
 
+/** Model call n of the thread (from 1), rebuilt from the events before it, checked against its recorded hash. */
 export async function callOf(
   catalog: AgentCatalog,
   threadId: string,

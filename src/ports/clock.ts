@@ -2,6 +2,7 @@
 
 /** The time source: milliseconds since the epoch, as Date.now(). */
 export interface Clock {
+  /** The time, in milliseconds since the epoch. */
   now(): number;
 }
 
