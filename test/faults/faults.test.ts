@@ -12,6 +12,7 @@ import { openStore, sharedBundleFile, type StoreKind } from "../temporal/harness
 import {
   TERMINATIONS,
   adminPool,
+  budgetTrial,
   followerTrial,
   killTrial,
   terminateTrial,
@@ -77,6 +78,18 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
       for (let trial = 0; trial < TRIALS.kill; trial++) trials.push(await killTrial(place, await reference()));
       outcomes.push(...trials);
       expect(badTrials(trials)).toEqual([]);
+    },
+  );
+
+  it(
+    `a worker SIGKILLed in the budget's last model call (${TRIALS.kill} trials): no retry spends past the budget`,
+    { timeout: TRIALS.kill * PER_TRIAL },
+    async () => {
+      const trials = [];
+      for (let trial = 0; trial < TRIALS.kill; trial++) trials.push(await budgetTrial(place));
+      expect(trials.map(({ calls, failures, endedOnBudget }) => ({ calls, failures, endedOnBudget }))).toEqual(
+        trials.map(() => ({ calls: 5, failures: ["BudgetExceededError"], endedOnBudget: true })),
+      );
     },
   );
 

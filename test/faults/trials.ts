@@ -22,6 +22,8 @@ import { releaseFile, reachedFile, type GatePoint, type GateSpec } from "../fixt
 import { PARALLEL_SCRIPT, TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/town.js";
 import type { StoreSpec } from "../fixtures/temporal/worker.js";
 import { uniqueTaskQueue } from "../support/temporal.js";
+import { looperCatalog } from "../fixtures/looper.js";
+import { Failure, ModelOutput } from "../../src/domain/events.js";
 import {
   gateFolder,
   spawnWorker,
@@ -376,4 +378,56 @@ export function adminPool(url: string): Pool {
   const pool = new Pool({ connectionString: url, max: 1 });
   pool.on("error", () => undefined);
   return pool;
+}
+
+/** The looper's budget in its trials: 5 calls of 110 tokens fit under 500 tokens; the sixth is refused. */
+const LOOPER_BUDGET = { turnTokens: 500 };
+
+/** What a budget trial saw: the model calls the turn recorded, its Failures, and whether the turn failed on the budget. */
+export interface BudgetOutcome {
+  where: string;
+  calls: number;
+  failures: string[];
+  endedOnBudget: boolean;
+}
+
+/**
+ * A worker SIGKILLed in the budget's last allowed model call (the 5th of the looper's 500 tokens); an in-process
+ * worker takes the turn over. The retry may redo that call, never a call past the budget.
+ */
+export async function budgetTrial(place: TrialPlace): Promise<BudgetOutcome> {
+  const gate: GateSpec = { at: "model", occurrence: 5, dir: gateFolder() };
+  const where = `SIGKILL in model call ${gate.occurrence} of a ${LOOPER_BUDGET.turnTokens}-token budget`;
+  const taskQueue = uniqueTaskQueue("fault-budget");
+  const threadId = threadIdOf("budget");
+  const env = { SOEV_TEST_LOOPER: JSON.stringify(LOOPER_BUDGET) };
+  const doomed = await spawnWorker({ taskQueue, store: place.store.spec, gate, env });
+  const catalog = looperCatalog(place.store.store, LOOPER_BUDGET);
+  try {
+    const turn = await startTurn(place.client, {
+      agent: "looper",
+      threadId,
+      input: { payload: "Go.", model: "gpt-4.1-mini" },
+      taskQueue,
+      settings: SETTINGS,
+    });
+    await waitForFile(reachedFile(gate));
+    doomed.process.kill("SIGKILL");
+    await doomed.exited;
+    const ended = await withWorker(catalog, taskQueue, () =>
+      turn.result().then(
+        () => "completed",
+        (error: unknown) => String((error as { cause?: { message?: string } }).cause?.message),
+      ),
+    );
+    const trace = await catalog.read(threadId, "looper");
+    return {
+      where,
+      calls: trace.byType(ModelOutput).length,
+      failures: trace.byType(Failure).map((failure) => failure.error),
+      endedOnBudget: /turnTokens budget is spent/.test(ended),
+    };
+  } finally {
+    doomed.process.kill("SIGKILL");
+  }
 }

@@ -2,37 +2,17 @@
 // and marked so, where the provider reported none), costs under a price table, and limits checked before each
 // model call (the turn ends with a BudgetExceededError Failure) and before an input is recorded.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { InMemoryTraceStore } from "../../src/adapters/stores/memory.js";
-import { Failure, Input, ModelOutput, ToolOutput } from "../../src/domain/events.js";
+import { Failure, Input, ModelOutput } from "../../src/domain/events.js";
 import { costOf, costOfEvents, PRICES, priceOf } from "../../src/domain/prices.js";
 import { usageByTurn, usageOf, usageOfCall } from "../../src/domain/usage.js";
 import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { BudgetExceededError, type SpendingLimits } from "../../src/runtime/spending.js";
-import { tool } from "../../src/runtime/tools/function-tool.js";
-import { FunctionModel } from "../../src/testing/index.js";
-import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
+import { LOOPER_USAGE, looperCatalog } from "../fixtures/looper.js";
 
-const USAGE = { promptTokens: 100, completionTokens: 10 };
+const USAGE = LOOPER_USAGE;
 
-/** An agent whose model calls a tool at every call, forever, each call using 110 tokens of gpt-4.1-mini. */
-function looping(spending: SpendingLimits) {
-  const again = tool({
-    name: "again",
-    description: "Look again.",
-    args: { what: z.string() },
-    async run({ what }) {
-      return ToolOutput({ text: `Looked at ${what}.` });
-    },
-  });
-  const model = new FunctionModel(() => ({
-    toolCalls: [{ name: "again", arguments: { what: "it" } }],
-    usage: USAGE,
-    model: "gpt-4.1-mini",
-  }));
-  const agent = new ReActAgent(new ReActConfig({ model, prompt: "Loop.", tools: [again], passes: 1000 }));
-  return new AgentCatalog(new InMemoryTraceStore(), { looper: agent }, { spending: { looper: spending } });
-}
+const looping = (spending: SpendingLimits) => looperCatalog(new InMemoryTraceStore(), spending);
 
 const input = (text: string) => Input({ payload: text, model: "gpt-4.1-mini" });
 

@@ -5,14 +5,10 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { WorkflowFailedError } from "@temporalio/client";
 import { expect, it } from "vitest";
-import { z } from "zod";
-import { Failure, ModelOutput, ToolOutput } from "../../src/domain/events.js";
-import { AgentCatalog } from "../../src/runtime/catalog.js";
+import { Failure, ModelOutput } from "../../src/domain/events.js";
 import type { SpendingLimits } from "../../src/runtime/spending.js";
-import { tool } from "../../src/runtime/tools/function-tool.js";
+import { looperCatalog } from "../fixtures/looper.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
-import { FunctionModel } from "../../src/testing/index.js";
-import { ReActAgent, ReActConfig } from "../../src/toolkit/index.js";
 import { workflowIdOf } from "../../src/temporal/contract.js";
 import { temporalCliPath } from "../setup/global.js";
 import { temporalAddress, temporalNamespace, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
@@ -22,23 +18,7 @@ let temporal: TestClient;
 let store: TestStore;
 useClientAndStore((opened) => ({ temporal, store } = opened));
 
-function looping(spending: SpendingLimits): AgentCatalog {
-  const again = tool({
-    name: "again",
-    description: "Look again.",
-    args: { what: z.string() },
-    async run({ what }) {
-      return ToolOutput({ text: `Looked at ${what}.` });
-    },
-  });
-  const model = new FunctionModel(() => ({
-    toolCalls: [{ name: "again", arguments: { what: "it" } }],
-    usage: { promptTokens: 100, completionTokens: 10 },
-    model: "gpt-4.1-mini",
-  }));
-  const agent = new ReActAgent(new ReActConfig({ model, prompt: "Loop.", tools: [again], passes: 1000 }));
-  return new AgentCatalog(store.store, { looper: agent }, { spending: { looper: spending } });
-}
+const looping = (spending: SpendingLimits) => looperCatalog(store.store, spending);
 
 it("ends a looping turn at its token budget with one recorded Failure, and refuses the thread's next input", async () => {
   const catalog = looping({ turnTokens: 500, threadTokens: 500 });

@@ -144,12 +144,12 @@ it("a worker connecting through an envconfig profile with TLS registers the sear
       signal: stopping.signal,
     });
     let registered: string[] = [];
-    for (let attempt = 0; attempt < 300 && registered.length < 2; attempt++) {
+    for (let attempt = 0; attempt < 300 && registered.length < 3; attempt++) {
       const listed = await temporal.connection.operatorService.listSearchAttributes({ namespace });
       registered = Object.keys(listed.customAttributes ?? {}).filter((name) => name.startsWith("Soev"));
-      if (registered.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (registered.length < 3) await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(registered.sort()).toEqual(["SoevAgent", "SoevThreadId"]);
+    expect(registered.sort()).toEqual(["SoevAgent", "SoevThreadId", "SoevThreadTokens"]);
     const turn = await startTurn(new Client({ connection: temporal.connection, namespace }), {
       agent: "assistant",
       input: { payload: TOWN_QUESTIONS[0]!, model: TOWN_MODEL },
