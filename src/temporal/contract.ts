@@ -5,6 +5,7 @@
  */
 
 import { jsonBytes } from "../domain/input-size.js";
+import type { UsageTotals } from "../domain/usage.js";
 
 export {
   THREAD_SEARCH_ATTRIBUTE,
@@ -193,16 +194,8 @@ export interface TurnResult {
   threadTokens: number;
 }
 
-/** A turn's usage (UsageTotals) and its cost in US dollars under the catalog's price table. */
-export interface TurnUsage {
-  calls: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
-  /** The calls whose provider reported no usage: theirs is estimated. */
-  estimatedCalls: number;
+/** A turn's usage and its cost in US dollars under the catalog's price table. */
+export interface TurnUsage extends UsageTotals {
   /** US dollars, for the calls whose model the price table prices. */
   cost: number;
   /** The calls whose model the price table has no price for (not in `cost`). */
