@@ -16,8 +16,12 @@ import { loadClientConnectConfig } from "@temporalio/envconfig";
 import {
   bundleWorkflowCode,
   NativeConnection,
+  Runtime,
   Worker,
   type BundleOptions,
+  type LogLevel,
+  type LogMetadata,
+  type Logger,
   type NativeConnectionOptions,
   type WorkerOptions,
   type WorkflowBundleOption,
@@ -99,7 +103,39 @@ export interface TurnBundleOptions extends Omit<BundleOptions, "workflowsPath"> 
 export async function bundleTurnWorkflows(options: TurnBundleOptions = {}): Promise<{ code: string }> {
   const { idsOnly, ...bundle } = options;
   const modules = [...(bundle.workflowInterceptorModules ?? []), ...(idsOnly ? [idsOnlyInterceptorPath()] : [])];
-  return bundleWorkflowCode({ ...bundle, workflowInterceptorModules: modules, workflowsPath: workflowsPath() });
+  return bundleWorkflowCode({
+    logger: new BundleLogger(),
+    ...bundle,
+    workflowInterceptorModules: modules,
+    workflowsPath: workflowsPath(),
+  });
+}
+
+/**
+ * The bundler's logger: webpack's report (some 30 lines at INFO) only when SOEV_BUNDLE_VERBOSE is set; warnings and
+ * errors always, through the Runtime's logger like the rest of the worker's.
+ */
+class BundleLogger implements Logger {
+  private readonly verbose = Boolean(process.env.SOEV_BUNDLE_VERBOSE);
+
+  log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    if (this.verbose || level === "WARN" || level === "ERROR") Runtime.instance().logger.log(level, message, meta);
+  }
+  trace(message: string, meta?: LogMetadata): void {
+    this.log("TRACE", message, meta);
+  }
+  debug(message: string, meta?: LogMetadata): void {
+    this.log("DEBUG", message, meta);
+  }
+  info(message: string, meta?: LogMetadata): void {
+    this.log("INFO", message, meta);
+  }
+  warn(message: string, meta?: LogMetadata): void {
+    this.log("WARN", message, meta);
+  }
+  error(message: string, meta?: LogMetadata): void {
+    this.log("ERROR", message, meta);
+  }
 }
 
 /**
@@ -177,24 +213,27 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     workflowBundle,
     deployment,
     idsOnly,
+    bundlerOptions,
     ...passed
   } = options;
   const settings = taskQueue && namespace ? null : temporalSettings({ ...(profile ? { profile } : {}) });
-  const code = workflowBundle ? { workflowBundle } : { workflowsPath: workflowsPath() };
   if (idsOnly === true && workflowBundle) checkIdsOnlyBundle(workflowBundle);
-  const interceptors =
-    idsOnly === true && !workflowBundle
-      ? {
-          interceptors: {
-            ...passed.interceptors,
-            workflowModules: [...(passed.interceptors?.workflowModules ?? []), idsOnlyInterceptorPath()],
-          },
-        }
-      : {};
+  // Without a bundle, bundle here (quietly) what Worker.create would: its interceptor modules, converters, plugins.
+  const { workflowModules, ...interceptors } = passed.interceptors ?? {};
+  const bundle =
+    workflowBundle ??
+    (await bundleTurnWorkflows({
+      idsOnly: idsOnly === true,
+      workflowInterceptorModules: workflowModules ?? [],
+      failureConverterPath: passed.dataConverter?.failureConverterPath,
+      payloadConverterPath: passed.dataConverter?.payloadConverterPath,
+      ...bundlerOptions,
+      plugins: passed.plugins,
+    }));
   return Worker.create({
     shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE,
     ...passed,
-    ...interceptors,
+    interceptors: workflowBundle ? passed.interceptors : interceptors,
     connection,
     namespace: namespace ?? settings!.namespace,
     taskQueue: taskQueue ?? settings!.taskQueue,
@@ -205,7 +244,7 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
       ...(live ? { live } : {}),
     }),
     ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment, catalog) } : {}),
-    ...code,
+    workflowBundle: bundle,
   });
 }
 
