@@ -107,7 +107,7 @@ function walk(
     out[direction.rename(key)] = walk(field, item, direction, at(key), element);
   }
   for (const [name, field] of Object.entries(shape)) {
-    if (seen.has(name) || unwrap(field).optional || camelToSnake(name) in out) continue;
+    if (seen.has(name) || unwrap(field).optional) continue;
     // Encoding writes every field, as the reference does: one the event left out gets its type's default.
     const filled = direction === TO_WIRE ? field.safeParse(undefined) : undefined;
     if (filled?.success && filled.data !== undefined)
