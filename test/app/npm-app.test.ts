@@ -1,6 +1,6 @@
 // `npm run app` (app.ts) answers the README's curl examples: spawned as a process on the run's dev server
 // (TEMPORAL_ADDRESS set, so it starts none), with the offline demo model and a SQLite store of its own.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -95,3 +95,71 @@ it("starts a worker and the app, prints the URL and a curl example, and answers 
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   }
 });
+
+/** The process `root` and every process under it, from `ps`: pids with their command lines. */
+function processTree(root: number): Map<number, string> {
+  const rows = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line)!)
+    .map(([, pid, parent, args]) => ({ pid: Number(pid), parent: Number(parent), args: args! }));
+  const tree = new Map<number, string>();
+  const visit = (pid: number) => {
+    for (const row of rows.filter((candidate) => candidate.parent === pid)) {
+      tree.set(row.pid, row.args);
+      visit(row.pid);
+    }
+  };
+  visit(root);
+  return tree;
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+it("stops everything it started on SIGTERM to `npm run app`: its dev server, worker and app", async () => {
+  const port = await freePort();
+  // No TEMPORAL_ADDRESS: the app starts a dev server of its own, with the CLI the project provisions.
+  const child = spawn("npm", ["run", "app", "--silent"], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      TEMPORAL_ADDRESS: "",
+      SOEV_MODEL: "",
+      OPENAI_API_KEY: "",
+      SOEV_DATA_DIR: mkdtempSync(join(tmpdir(), "soev-app-")),
+      DATABASE_URL: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+  });
+  let output = "";
+  const exited = new Promise<string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(signal ?? `code ${code}`)),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("curl -N")) resolve();
+    });
+    void exited.then((how) => reject(new Error(`npm run app exited (${how}) before it served:\n${output}`)));
+  });
+  const started = processTree(child.pid!);
+  try {
+    expect([...started.values()].some((args) => /temporal.* server start-dev/.test(args))).toBe(true);
+    child.kill("SIGTERM");
+    await exited;
+    // Every process it started ends: the dev server last, after the worker drained.
+    for (let waited = 0; [...started.keys()].some(isAlive) && waited < 300; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([...started].filter(([pid]) => isAlive(pid)).map(([, args]) => args)).toEqual([]);
+  } finally {
+    for (const pid of [...started.keys()].filter(isAlive)) process.kill(pid, "SIGKILL");
+  }
+}, 120_000);
