@@ -199,6 +199,8 @@ export interface TurnWorkerOptions extends Omit<WorkerOptions, OwnWorkerOptions>
 /** How long a stopping worker lets its running activities finish before it cancels them, unless told. */
 const DEFAULT_SHUTDOWN_GRACE = "30s";
 
+const HEARTBEAT_THROTTLE = "500ms";
+
 /** Create a worker for the turn workflow and its activities on `connection`. */
 export async function createTurnWorker(options: TurnWorkerOptions & { connection: NativeConnection }): Promise<Worker> {
   const {
@@ -232,6 +234,9 @@ export async function createTurnWorker(options: TurnWorkerOptions & { connection
     }));
   return Worker.create({
     shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE,
+    // The calls heartbeat every 500 ms (call-unit.ts) and the SDK sends them at this pace at most: a cancel
+    // reaches a running model or tool call within about a second.
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
     ...passed,
     interceptors: workflowBundle ? passed.interceptors : interceptors,
     connection,

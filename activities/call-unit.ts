@@ -33,8 +33,11 @@ import {
   type TurnAccess,
 } from "./turn-access.js";
 
-/** The longest gap between two heartbeats, in milliseconds, whatever the heartbeat timeout. */
-const MOST_BETWEEN_HEARTBEATS = 5_000;
+/**
+ * The longest gap between two heartbeats, in milliseconds, whatever the heartbeat timeout: a cancelled turn's
+ * call learns of it from a heartbeat's answer, so this bounds how long a cancelled model stream goes on.
+ */
+const MOST_BETWEEN_HEARTBEATS = 500;
 
 /** Run one unit of work of `kind` as the activity that the workflow scheduled. */
 export async function callUnit(access: TurnAccess, argument: WorkArgument, kind: WorkUnit["kind"]): Promise<WorkDone> {
