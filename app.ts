@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   });
   const served = await serveApp(app, { port, hostname });
   const [key] = keys.keys();
-  console.log(`soev-agents app: ${served.url} (OpenAPI: ${served.url}/openapi.json; Temporal UI: ${temporalUi})`);
+  console.log(`soev-agents app: ${served.url} (API docs: ${served.url}/docs; Temporal UI: ${temporalUi})`);
   console.log(`Try it:
   curl -s -X POST ${served.url}/threads -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' \\
     -d '{"agent":"assistant","input":"How often can I have bulky waste picked up?"}'

@@ -25,6 +25,7 @@ import { ProblemError, problemResponse } from "./problems.js";
 import { healthRoutes } from "./health.js";
 import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
+import { docsRoutes } from "./docs.js";
 import { threadRoutes } from "./routes.js";
 
 export type { AppEnv, AppParts } from "./app-parts.js";
@@ -144,6 +145,7 @@ export function createApp(options: AppOptions): SoevApp {
   threadRoutes(hono, parts);
   requestRoutes(hono, parts);
   playgroundRoutes(hono);
+  docsRoutes(hono);
   hono.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer" });
   hono.doc31("/openapi.json", {
     openapi: "3.1.0",
