@@ -41,9 +41,7 @@ export function mcpTool(server: McpServer, connections: McpConnections, definiti
         })) as CallToolResult;
       } catch (error) {
         if (context.signal?.aborted) throw error;
-        // A protocol error the server chose (bad request) is the model's to read; anything else is the transport.
-        if (error instanceof McpError && error.code > -32100 && error.code !== -32001)
-          return ToolOutput({ error: error.message });
+        if (error instanceof McpError && !transportCode(error.code)) return ToolOutput({ error: error.message });
         throw new TransientError(`MCP server "${server.name}" failed during ${name}: ${(error as Error).message}`, {
           cause: error,
         });
@@ -51,6 +49,11 @@ export function mcpTool(server: McpServer, connections: McpConnections, definiti
       return outputOf(result);
     },
   });
+}
+
+// -32000..-32099 are the SDK's closed connection and timeout, -32603 the server's internal error: try again.
+function transportCode(code: number): boolean {
+  return (code <= -32000 && code >= -32099) || code === -32603;
 }
 
 function argsOf(server: McpServer, definition: McpToolDef): z.ZodRawShape {
