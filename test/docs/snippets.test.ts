@@ -82,6 +82,7 @@ function compilerOptions(): ts.CompilerOptions {
       "soev-agents": ["src/index.ts"],
       "soev-agents/worker": ["worker.ts"],
       "soev-agents/ai-sdk": ["src/adapters/ai-sdk/index.ts"],
+      "soev-agents/mcp": ["src/adapters/mcp/index.ts"],
       "soev-agents/*": ["src/*/index.ts"],
     },
   };
