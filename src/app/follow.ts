@@ -7,7 +7,7 @@ import { CancelledFailure, TerminatedFailure, WorkflowFailedError } from "@tempo
 import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import type { SSEStreamingApi } from "hono/streaming";
 import type { LogEntry, StoredEvent } from "../domain/event-types.js";
-import type { LiveChannel } from "../ports/live.js";
+import type { LiveChannel, LiveFragment } from "../ports/live.js";
 import type { TraceStore } from "../ports/store.js";
 import { workflowIdOf } from "../temporal/contract.js";
 
@@ -42,8 +42,31 @@ export function eventData(entry: LogEntry<StoredEvent>): Record<string, unknown>
   return { position: entry.position, ...header, ...payload };
 }
 
+/** How a follow writes what it follows: as the native events, or in another protocol. */
+export interface FollowWriter {
+  fragment(fragment: LiveFragment): Promise<unknown>;
+  event(entry: LogEntry<StoredEvent>): Promise<unknown>;
+  end(ending: TurnEnding): Promise<unknown>;
+  keepAlive(): Promise<unknown>;
+}
+
+/** The native stream's writer: `event`, `fragment` and `end` events. */
+export function nativeWriter(stream: SSEStreamingApi): FollowWriter {
+  return {
+    fragment: (fragment) => stream.writeSSE({ event: "fragment", data: JSON.stringify(fragment) }),
+    event: (entry) =>
+      stream.writeSSE({ id: String(entry.position), event: "event", data: JSON.stringify(eventData(entry)) }),
+    end: (ending) => stream.writeSSE({ event: "end", data: JSON.stringify(ending) }),
+    keepAlive: () => stream.write(": keep-alive\n\n"),
+  };
+}
+
 /** Follow the thread on `stream` until its running turn ends (or none runs), the client leaves or the app closes. */
-export async function followThread(stream: SSEStreamingApi, options: FollowOptions): Promise<void> {
+export async function followThread(
+  stream: SSEStreamingApi,
+  options: FollowOptions,
+  writer: FollowWriter = nativeWriter(stream),
+): Promise<void> {
   const { store, live, client, threadId } = options;
   const gone = new AbortController();
   const leave = () => gone.abort();
@@ -55,17 +78,15 @@ export async function followThread(stream: SSEStreamingApi, options: FollowOptio
     writing = writing.then(send).catch(leave);
   };
   const unsubscribe = await live.subscribe(threadId, (fragment) => {
-    write(() => stream.writeSSE({ event: "fragment", data: JSON.stringify(fragment) }));
+    write(() => writer.fragment(fragment));
   });
-  const keepAlive = setInterval(() => write(() => stream.write(": keep-alive\n\n")), options.keepAliveMilliseconds);
+  const keepAlive = setInterval(() => write(() => writer.keepAlive()), options.keepAliveMilliseconds);
   let last = options.after;
   const send = async (entry: LogEntry<StoredEvent>) => {
     // Every fragment of the call reaches the stream before its output: the channel delivers what came before.
     if (entry.event.type === "model_output") await live.sync();
     last = entry.position;
-    write(() =>
-      stream.writeSSE({ id: String(entry.position), event: "event", data: JSON.stringify(eventData(entry)) }),
-    );
+    write(() => writer.event(entry));
   };
   try {
     const following = new AbortController();
@@ -81,7 +102,7 @@ export async function followThread(stream: SSEStreamingApi, options: FollowOptio
     // The turn ended: what it recorded is in the store; send the rest, then the end.
     for await (const entry of store.read(threadId, { after: last })) await send(entry);
     const ended = await ending;
-    write(() => stream.writeSSE({ event: "end", data: JSON.stringify(ended) }));
+    write(() => writer.end(ended));
     await writing;
   } finally {
     clearInterval(keepAlive);

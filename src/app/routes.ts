@@ -13,6 +13,7 @@ import { startTurn } from "../temporal/start-turn.js";
 import type { AppEnv, AppParts } from "./app-parts.js";
 import { followThread } from "./follow.js";
 import { ProblemError, problemContent, threadNotFound } from "./problems.js";
+import { UI_MESSAGE_STREAM_HEADERS, uiMessageWriter } from "./ui-message-stream.js";
 import {
   AgentList,
   CallParam,
@@ -86,6 +87,22 @@ export const eventsRoute = createRoute({
   request: { params: ThreadIdParam, query: EventsQuery },
   responses: {
     200: { description: "The event stream.", content: { "text/event-stream": { schema: { type: "string" } } } },
+    ...refusals,
+  },
+});
+
+/** GET /threads/{threadId}/ui-stream. */
+export const uiStreamRoute = createRoute({
+  method: "get",
+  path: "/threads/{threadId}/ui-stream",
+  summary: "Follow the thread as the AI SDK's UI message stream (useChat)",
+  description:
+    "The events after `after` and the running turn's fragments as one assistant message in the UI message " +
+    "stream protocol v1 (header `x-vercel-ai-ui-message-stream: v1`): text and reasoning parts, tool inputs and " +
+    "outputs, the cited passages as source documents, a failure as an error, then `finish` and `[DONE]`.",
+  request: { params: ThreadIdParam, query: EventsQuery },
+  responses: {
+    200: { description: "The UI message stream.", content: { "text/event-stream": { schema: { type: "string" } } } },
     ...refusals,
   },
 });
@@ -188,6 +205,28 @@ export function threadRoutes(hono: OpenAPIHono<AppEnv>, parts: AppParts): void {
         keepAliveMilliseconds: parts.limits.keepAliveSeconds * 1000,
         signal: parts.closing,
       }),
+    ) as never;
+  });
+
+  hono.openapi(uiStreamRoute, async (c) => {
+    const { threadId } = c.req.valid("param");
+    const { after } = c.req.valid("query");
+    const { agent } = await ownedThread(parts, threadId, c.get("principal"));
+    for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
+    return streamSSE(c, (out) =>
+      followThread(
+        out,
+        {
+          store: catalog.store,
+          live: parts.live,
+          client,
+          threadId,
+          after: after ?? 0,
+          keepAliveMilliseconds: parts.limits.keepAliveSeconds * 1000,
+          signal: parts.closing,
+        },
+        uiMessageWriter(out, catalog.types(agent), `${threadId}-${after ?? 0}`),
+      ),
     ) as never;
   });
 

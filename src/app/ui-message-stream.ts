@@ -4,7 +4,10 @@
  * results, the passages an answer cites as source documents, a failure as an error, then finish.
  */
 import { Failure, ModelOutput, ToolOutput, type Event } from "../domain/events.js";
+import type { SSEStreamingApi } from "hono/streaming";
+import type { EventTypes } from "../domain/registry.js";
 import type { LiveFragment } from "../ports/live.js";
+import type { FollowWriter } from "./follow.js";
 
 /** The headers a UI message stream is sent with. */
 export const UI_MESSAGE_STREAM_HEADERS = {
@@ -22,8 +25,9 @@ export type UIMessageChunk = { type: string } & Record<string, unknown>;
 export class UIMessageTranslator {
   /** The open text or reasoning part of each model call (key and attempt), by kind. */
   private readonly open = new Map<string, string>();
-  /** The calls whose text arrived as fragments: their output's text is not sent again. */
-  private readonly streamed = new Set<string>();
+  /** Whether the model call's text arrived as fragments since the last output: its text is not sent again. */
+  private streamed = false;
+  private outputs = 0;
   private readonly sources = new Map<string, { type: string; text: string }>();
   private readonly sent = new Set<string>();
 
@@ -37,15 +41,15 @@ export class UIMessageTranslator {
   /** A fragment of a model call while it writes. */
   fragment(fragment: LiveFragment): UIMessageChunk[] {
     const id = `${fragment.kind}-${fragment.key}-${fragment.attempt}`;
-    this.streamed.add(fragment.key);
+    if (fragment.kind === "text") this.streamed = true;
     const chunks = this.openPart(fragment.kind, id);
     chunks.push({ type: `${fragment.kind}-delta`, id, delta: fragment.text });
     return chunks;
   }
 
-  /** A recorded event; `key` is the model call's pass key for a model output. */
-  event(event: Event, key: string): UIMessageChunk[] {
-    if (ModelOutput.is(event)) return this.modelOutput(event, key);
+  /** A recorded event. */
+  event(event: Event): UIMessageChunk[] {
+    if (ModelOutput.is(event)) return this.modelOutput(event);
     if (ToolOutput.is(event)) return this.toolOutput(event);
     if (Failure.is(event)) return [{ type: "error", errorText: `${event.error}: ${event.message}` }];
     return [];
@@ -56,10 +60,12 @@ export class UIMessageTranslator {
     return [...this.closeParts(), { type: "finish" }];
   }
 
-  private modelOutput(output: ModelOutput, key: string): UIMessageChunk[] {
+  private modelOutput(output: ModelOutput): UIMessageChunk[] {
     const chunks = this.closeParts();
-    if (!this.streamed.has(key) && output.content !== "") {
-      const id = `text-${key}`;
+    const streamed = this.streamed;
+    this.streamed = false;
+    if (!streamed && output.content !== "") {
+      const id = `text-output-${++this.outputs}`;
       chunks.push(
         { type: "text-start", id },
         { type: "text-delta", id, delta: output.content },
@@ -109,6 +115,26 @@ export class UIMessageTranslator {
 }
 
 /** A chunk as one server-sent event of the stream. */
-export function sseOf(chunk: UIMessageChunk | "[DONE]"): string {
+function sseOf(chunk: UIMessageChunk | "[DONE]"): string {
   return `data: ${typeof chunk === "string" ? chunk : JSON.stringify(chunk)}\n\n`;
+}
+
+/** The follow's writer in the UI message stream protocol: one assistant message, then `[DONE]`. */
+export function uiMessageWriter(stream: SSEStreamingApi, types: EventTypes, messageId: string): FollowWriter {
+  const translator = new UIMessageTranslator(messageId);
+  let started = false;
+  const send = async (chunks: UIMessageChunk[]) => {
+    const begun = started ? [] : translator.start();
+    started = true;
+    for (const chunk of [...begun, ...chunks]) await stream.write(sseOf(chunk));
+  };
+  return {
+    fragment: (fragment) => send(translator.fragment(fragment)),
+    event: (entry) => send(translator.event(types.decode(entry.event))),
+    end: async () => {
+      await send(translator.finish());
+      await stream.write(sseOf("[DONE]"));
+    },
+    keepAlive: () => stream.write(": keep-alive\n\n"),
+  };
 }

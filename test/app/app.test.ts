@@ -3,6 +3,13 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk,
+} from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANSWER, StreamingModel } from "../fixtures/app/streaming.js";
 import { gateFolder, type TestStore } from "../temporal/harness.js";
@@ -104,6 +111,31 @@ describe("following a turn over SSE", () => {
     // ?after= resumes the same way.
     const after = await readEvents(`${served.url}/threads/${opened.threadId}/events?after=${lastId}`, ALICE);
     expect(events(after).map((message) => Number(message.id))).toEqual(ids.slice(2));
+  });
+});
+
+describe("following a turn as the AI SDK's UI message stream", () => {
+  it("reads back, by the ai package, as the streamed answer with its cited passage and the tool's result", async () => {
+    const opened = await openThread();
+    const response = await fetch(`${served.url}/threads/${opened.threadId}/ui-stream`, { headers: ALICE });
+    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    const chunks = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema() }).pipeThrough(
+      new TransformStream<{ success: boolean; value?: UIMessageChunk }, UIMessageChunk>({
+        transform: (parsed, controller) => {
+          expect(parsed.success).toBe(true);
+          controller.enqueue(parsed.value!);
+        },
+      }),
+    );
+    let message: UIMessage | undefined;
+    for await (const built of readUIMessageStream({ stream: chunks })) message = built;
+    const parts = message!.parts;
+    expect(parts.filter((part) => part.type === "text").map((part) => (part as { text: string }).text)).toEqual([
+      ANSWER,
+    ]);
+    expect(parts.find((part) => part.type === "tool-search")).toMatchObject({ state: "output-available" });
+    const sources = parts.filter((part) => part.type === "source-document") as { title: string }[];
+    expect(sources.map((source) => source.title)).toEqual([expect.stringContaining("four times a year")]);
   });
 });
 
@@ -218,6 +250,7 @@ describe("inspecting", () => {
         "GET /threads/{threadId}",
         "GET /threads/{threadId}/calls/{n}",
         "GET /threads/{threadId}/events",
+        "GET /threads/{threadId}/ui-stream",
         "POST /threads",
         "POST /threads/{threadId}/cancel",
         "POST /threads/{threadId}/turns",

@@ -25,7 +25,7 @@ async function turnChunks(): Promise<Chunk[]> {
       chunks.push(...translator.fragment({ ...base, index: 0, kind: "text", text: ANSWER.slice(0, half) }));
       chunks.push(...translator.fragment({ ...base, index: 1, kind: "text", text: ANSWER.slice(half) }));
     }
-    chunks.push(...translator.event(event, key));
+    chunks.push(...translator.event(event));
   }
   return [...chunks, ...translator.finish()];
 }
