@@ -220,6 +220,43 @@ export const Failure = eventType<
   "system",
 );
 
+/** A tool as a model call offers it: its name, description and the JSON schema of its arguments. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  /** The JSON schema of its arguments. */
+  parameters: Record<string, JsonValue>;
+  /** Each argument that holds element ids, with the element type names it accepts. */
+  elements: Record<string, string[]>;
+  /** The arguments that hold handles of results. */
+  results: string[];
+}
+
+/**
+ * The tools the next model calls offer, recorded when an agent offers tools that a server lists (an MCP
+ * server's) and the list changed since the last record: replay rebuilds the requests from it.
+ */
+export interface ToolsListed extends Event {
+  tools: ListedTool[];
+}
+/** The tools the next model calls offer, recorded when a server's list of them changed. */
+export const ToolsListed = eventType<ToolsListed, { tools: ListedTool[] }>(
+  "tools-listed",
+  z.object({
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        parameters: z.record(z.string(), z.json()),
+        elements: z.record(z.string(), z.array(z.string())).default({}),
+        results: z.array(z.string()).default([]),
+      }),
+    ),
+  }),
+  Event,
+  "system",
+);
+
 /** What a Request asks: an answer to a question, or an approval of a tool call before it runs. */
 export type RequestKind = "question" | "approval";
 
@@ -299,4 +336,5 @@ export const CORE_EVENT_TYPES: readonly EventType<any, any>[] = [
   Failure,
   Request,
   Response,
+  ToolsListed,
 ];

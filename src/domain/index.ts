@@ -24,6 +24,7 @@ export {
   Failure,
   Request,
   Response,
+  ToolsListed,
   CORE_EVENT_TYPES,
   defineEventType,
 } from "./events.js";
@@ -37,6 +38,7 @@ export type {
   CitedNumber,
   Marker,
   Usage,
+  ListedTool,
   StoredEvent,
   LogEntry,
   RequestKind,

@@ -56,6 +56,11 @@ export interface Tool {
   readonly argumentDescriptions: Readonly<Record<string, string>>;
   /** Whether a call with these (parsed) arguments waits for a person's approval before it runs; absent never waits. */
   needsApproval?(args: Record<string, unknown>): boolean;
+  /**
+   * Whether a server lists the tool's definition (an MCP server's tool): it may change between turns, so a
+   * model call records the offered tools (ToolsListed) when they changed, and replay rebuilds from that record.
+   */
+  readonly listed?: boolean;
   /** The definition offered to the model. */
   def(): ToolDef;
   /** A copy with other texts: a new description and argument descriptions. */

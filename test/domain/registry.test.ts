@@ -13,6 +13,7 @@ import {
   Response,
   TaskInput,
   ToolOutput,
+  ToolsListed,
   defineEventType,
   type Event,
   type StoredEvent,
@@ -77,6 +78,27 @@ describe("EventTypes.decode", () => {
     const stored: StoredEvent = { ...encode(ToolOutput({})), type: "no-such-type" };
     expect(caught(() => types.decode(stored)).message).toContain('"no-such-type"');
   });
+});
+
+it("stores a ToolsListed's argument schemas as they are: their keys are the tool's, not the format's", () => {
+  const tools = [
+    {
+      name: "search_files",
+      description: "Search.",
+      parameters: {
+        type: "object",
+        properties: { max_results: { type: "number" }, filePath: { type: "string" } },
+        additionalProperties: false,
+        required: ["max_results"],
+      },
+      elements: { some_arg: ["passage"] },
+      results: [],
+    },
+  ];
+  const stored = encode(ToolsListed({ tools }));
+  expect(stored.type).toBe("tools_listed");
+  expect((stored.payload as { tools: unknown }).tools).toEqual(tools);
+  expect((new EventTypes().decode(stored) as ToolsListed).tools).toEqual(tools);
 });
 
 describe("EventTypes.check and the decode of checked events", () => {

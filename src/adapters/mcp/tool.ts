@@ -30,6 +30,7 @@ export function mcpTool(server: McpServer, connections: McpConnections, definiti
     description: definition.description ?? `The tool ${name} of the MCP server ${server.name}.`,
     args: argsOf(server, definition),
     needsApproval: approves(server, name),
+    listed: true,
     async run(args, context) {
       const client = await connections.client(server);
       let result: CallToolResult;

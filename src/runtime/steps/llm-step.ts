@@ -1,5 +1,8 @@
 /** LlmStep: one model call, built by a context builder from the trace, recorded as a ModelOutput. */
-import { ModelOutput, type Event } from "../../domain/events.js";
+import { canonicalJson } from "../../domain/json.js";
+import { ModelOutput, ToolsListed, type Event } from "../../domain/events.js";
+import type { Trace } from "../../domain/trace.js";
+import type { ToolDef } from "../../ports/messages.js";
 import { THREAD_HANDLES } from "../tools/ids.js";
 import { readMarkers } from "../citations.js";
 import { mapArguments } from "../tools/arguments.js";
@@ -17,6 +20,16 @@ export interface LlmStepOptions {
   model: ChatModel;
   /** The model the turn runs on, as its input names it; null calls the adapter's own model. */
   modelName?: string | null;
+  /** Present when a server lists some of the offered tools (Tool.listed): their definitions are recorded. */
+  listedTools?: ListedTools;
+}
+
+/** The tools a turn offers when a server lists some of them, and how to build a call that offers others. */
+export interface ListedTools {
+  /** The definitions the turn offers now, which `builder` offers. */
+  offered: readonly ToolDef[];
+  /** A builder like the step's own that offers `tools` instead: the list a ToolsListed recorded. */
+  builderFor(tools: readonly ToolDef[]): ContextBuilder;
 }
 
 /**
@@ -28,11 +41,13 @@ export class LlmStep implements ModelStep {
   readonly builder: ContextBuilder;
   readonly model: ChatModel;
   readonly modelName: string | null;
+  private readonly listed: RecordedLists | null;
 
   constructor(options: LlmStepOptions) {
     this.builder = options.builder;
     this.model = options.model;
     this.modelName = options.modelName ?? null;
+    this.listed = options.listedTools ? new RecordedLists(options.listedTools, options.builder) : null;
   }
 
   /** One model call, unless the stream's last event is this node's output already. */
@@ -56,14 +71,16 @@ export class LlmStep implements ModelStep {
     this.builder.checkInput?.(streamTrace(context));
   }
 
-  /** The context the next call of this step gets: what replay rebuilds. */
+  /** The context the next call of this step gets: what replay rebuilds (with the tools last recorded as listed). */
   rebuild(context: StepContext): ModelContext {
-    return this.builder.build(streamTrace(context));
+    const trace = streamTrace(context);
+    return this.builderAt(trace).build(trace);
   }
 
   /** Why each shrunk result has its form at the next call, as the builder explains it; empty when it cannot. */
   explain(context: StepContext): readonly ExplainedForm[] {
-    return this.builder.explain?.(streamTrace(context)) ?? [];
+    const trace = streamTrace(context);
+    return this.builderAt(trace).explain?.(trace) ?? [];
   }
 
   /** The request as the adapter would send it to this step's model (PreparesRequests), or null when it cannot say. */
@@ -71,11 +88,20 @@ export class LlmStep implements ModelStep {
     return preparesRequests(this.model) ? this.model.prepare(request, { model: this.modelName }) : null;
   }
 
+  /** The call, as [ToolsListed, output] when the listed tools changed since their last record, else [output]. */
   async run(context: StepContext, key: string): Promise<Event[]> {
     if (this.done(context, key)) return [];
-    const built = this.rebuild(context);
+    const changed = this.listed?.changed(streamTrace(context)) ?? false;
+    const built = changed ? this.builder.build(streamTrace(context)) : this.rebuild(context);
     const output = await this.call(built, context);
-    return [recordedOutput(output, built, context)];
+    const recorded = recordedOutput(output, built, context);
+    if (!changed) return [recorded];
+    const listed = ToolsListed({ tools: [...this.listed!.offered], stream: context.stream, origin: context.node });
+    return [listed, recorded];
+  }
+
+  private builderAt(trace: Trace): ContextBuilder {
+    return this.listed?.builderAt(trace) ?? this.builder;
   }
 
   private async call(built: ModelContext, context: StepContext): Promise<ModelOutput> {
@@ -118,4 +144,37 @@ function recordedOutput(output: ModelOutput, built: ModelContext, context: StepC
 /** The number of this model call in the running turn (its events), from 1. */
 function passOf(turn: readonly Event[]): number {
   return turn.filter((event) => ModelOutput.is(event)).length + 1;
+}
+
+/** The builders of the tool lists a thread recorded (ToolsListed), by the list; one per list, made on first use. */
+class RecordedLists {
+  readonly offered: readonly ToolDef[];
+  private readonly builders = new Map<string, ContextBuilder>();
+  // A thread records few lists (one per change of a server's tools): more than this are built again each time.
+  private static readonly KEPT = 8;
+
+  constructor(
+    private readonly listedTools: ListedTools,
+    builder: ContextBuilder,
+  ) {
+    this.offered = listedTools.offered;
+    this.builders.set(canonicalJson(this.offered), builder);
+  }
+
+  /** Whether the tools offered now differ from the last list the trace recorded (or it recorded none). */
+  changed(trace: Trace): boolean {
+    const last = trace.lastOf(ToolsListed);
+    return last === undefined || canonicalJson(last.tools) !== canonicalJson(this.offered);
+  }
+
+  /** The builder of the last list the trace recorded, or of the tools offered now when it recorded none. */
+  builderAt(trace: Trace): ContextBuilder {
+    const tools = trace.lastOf(ToolsListed)?.tools ?? this.offered;
+    const key = canonicalJson(tools);
+    const known = this.builders.get(key);
+    if (known !== undefined) return known;
+    const builder = this.listedTools.builderFor(tools);
+    if (this.builders.size < RecordedLists.KEPT) this.builders.set(key, builder);
+    return builder;
+  }
 }

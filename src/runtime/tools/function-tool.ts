@@ -54,6 +54,8 @@ export interface ToolSpec<
    * or as a function of the call's arguments says. Denied, the model reads that it was denied and why.
    */
   needsApproval?: boolean | ((args: ToolArguments<A>) => boolean);
+  /** Whether a server lists the tool's definition, such as an MCP server's tool (see Tool.listed). Default false. */
+  listed?: boolean;
   /** The function: one object with the arguments, the bound values and the Recorded values; then the call's context. */
   run: (input: ToolArguments<A> & BoundValues<B> & RecordedValues<R>, context: ToolRunContext) => Promise<ToolOutput>;
 }
@@ -92,6 +94,7 @@ interface ToolState {
   limit: Limit | null;
   repeats: boolean | null;
   needsApproval: (args: Record<string, unknown>) => boolean;
+  listed: boolean;
   run: (input: Record<string, unknown>, context: ToolRunContext) => Promise<ToolOutput>;
 }
 
@@ -177,6 +180,7 @@ export function tool<
     limit,
     repeats,
     needsApproval: typeof approval === "boolean" ? () => approval : (approval as unknown as ToolState["needsApproval"]),
+    listed: spec.listed === true,
     run: spec.run as ToolState["run"],
   });
 }
@@ -206,6 +210,7 @@ function make<A extends z.ZodRawShape, B, R>(state: ToolState): FunctionTool<A, 
     limit: state.limit,
     repeats: state.repeats,
     needsApproval: state.needsApproval,
+    listed: state.listed,
     unbound,
     boundNames: state.boundNames,
     recorded: Object.freeze(

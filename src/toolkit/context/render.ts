@@ -12,6 +12,7 @@ import {
   ModelOutput,
   Request,
   Response,
+  ToolsListed,
   type ToolCall,
   ToolOutput,
 } from "../../domain/events.js";
@@ -98,7 +99,7 @@ export interface EventRendering {
  * assistant message with its markers put back and its calls as the model wrote them. ToolOutput: a tool
  * result (a user message when it names no call). Request: an assistant message; Response: a user message;
  * none for those of a tool call.
- * Failure: none, it is not the model's to read. Compaction: none here; the context policy shows its summary.
+ * Failure and ToolsListed: none, they are not the model's to read. Compaction: none here; the context policy shows its summary.
  * A subtype of a built-in type renders as the built-in; another type by its nearest registered renderer.
  * @throws UnrenderedEventError for a type that is neither built in nor registered.
  */
@@ -135,7 +136,7 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
     const content = resultContent(output, output.elements.length === 0 ? "" : rendering.show(output.elements, tool));
     return [output.callId === null ? UserMessage(content) : ToolResult(output.callId, content)];
   }
-  if (Failure.is(event) || Compaction.is(event)) return [];
+  if (Failure.is(event) || ToolsListed.is(event) || Compaction.is(event)) return [];
   // A tool's request is part of its call: the model reads its effect in the call's result, and a message
   // between the calls and their results would break the request's order.
   if ((Request.is(event) || Response.is(event)) && event.callId !== null) return [];

@@ -11,6 +11,7 @@ import { Budget } from "../../runtime/budget.js";
 import { InputDeniedError } from "../../runtime/errors.js";
 import { END, Graph } from "../../runtime/graph.js";
 import { LlmStep } from "../../runtime/steps/llm-step.js";
+import type { ToolDef } from "../../ports/messages.js";
 import { ToolStep } from "../../runtime/steps/tool-step.js";
 import { renderedBy, type RenderInput } from "../inputs/render.js";
 import { Text, type TextTurn } from "../inputs/input-types.js";
@@ -148,16 +149,20 @@ export class ReActAgent<R = unknown, T = TextTurn> implements Agent<R, T> {
       toolRoundsAfterCap: config.toolRoundsAfterCap,
       resetsOnAnswer: config.resetsOnAnswer,
     });
-    const builder = config.context.forTurn({
+    const parts = {
       renderInput: this.renderInput(config),
       model: modelName,
       prompt: systemPrompt(prompt, turn),
-      tools: offered.map((tool) => tool.def()),
       budget,
       citations: config.citations,
       limits,
-    });
-    const step = config.context.wrap(new LlmStep({ builder, model: config.model, modelName: model }), limits);
+    };
+    const builderFor = (tools: readonly ToolDef[]) => config.context.forTurn({ ...parts, tools });
+    const defs = offered.map((tool) => tool.def());
+    // A server's tools (MCP) may change between turns: the call records them, and replay builds from the record.
+    const listedTools = offered.some((tool) => tool.listed === true) ? { offered: defs, builderFor } : undefined;
+    const llmStep = new LlmStep({ builder: builderFor(defs), model: config.model, modelName: model, listedTools });
+    const step = config.context.wrap(llmStep, limits);
     return new Graph()
       .addNode(MODEL_NODE, step)
       .addNode(

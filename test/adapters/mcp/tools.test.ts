@@ -24,7 +24,7 @@ const byName = (tools: Tool[], name: string) => tools.find((each) => each.name =
 describe("an SDK server over stdio", () => {
   it("offers its tools with their schemas, minus the denied ones", async () => {
     const tools = await mcpTools({ ...STDIO, deny: ["crash"] }, connections);
-    expect(tools.map((each) => each.name).sort()).toEqual(["add", "cite", "fail", "pid"]);
+    expect(tools.map((each) => each.name).sort()).toEqual(["add", "cite", "fail", "pid", "slow"]);
     expect(byName(tools, "add").def().parameters).toMatchObject({ required: ["a", "b"] });
   });
 
