@@ -12,7 +12,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { VersioningBehavior } from "@temporalio/common";
-import { loadClientConnectConfig } from "@temporalio/envconfig";
 import {
   bundleWorkflowCode,
   NativeConnection,
@@ -22,7 +21,6 @@ import {
   type LogLevel,
   type LogMetadata,
   type Logger,
-  type NativeConnectionOptions,
   type WorkerOptions,
   type WorkflowBundleOption,
 } from "@temporalio/worker";
@@ -33,49 +31,14 @@ import type { LiveChannel } from "./src/ports/live.js";
 import type { Observer } from "./src/ports/observer.js";
 import type { Authorize } from "./src/temporal/authorize.js";
 import type { AgentCatalog } from "./src/runtime/catalog.js";
-import { DEFAULT_TASK_QUEUE } from "./src/temporal/contract.js";
 import { IDS_ONLY_MARK } from "./workflows/ids-only.js";
 import { SearchAttributeRegistrationError } from "./src/temporal/errors.js";
 import { registerSearchAttributes } from "./src/temporal/search-attributes.js";
+import { temporalSettings, type TemporalSettings, type TemporalSettingsOptions } from "./src/temporal/settings.js";
 
-export { createActivities, storeFromEnvironment };
+export { createActivities, storeFromEnvironment, temporalSettings };
+export type { TemporalSettings, TemporalSettingsOptions };
 export type { ActivitiesOptions };
-
-/** Where the worker finds Temporal: the connection (address, TLS, API key, gRPC metadata), namespace and task queue. */
-export interface TemporalSettings {
-  connection: NativeConnectionOptions & { address: string };
-  namespace: string;
-  taskQueue: string;
-}
-
-/** Where temporalSettings reads: a profile of the Temporal config file, and the environment. */
-export interface TemporalSettingsOptions {
-  /** The profile of the config file; default TEMPORAL_PROFILE, else "default". */
-  profile?: string;
-  /** The environment; default process.env. Empty values count as unset. */
-  env?: NodeJS.ProcessEnv;
-}
-
-/**
- * The settings of @temporalio/envconfig: the profile of the Temporal config file (TEMPORAL_CONFIG_FILE,
- * else ~/.config/temporalio/temporal.toml) with the environment on top (TEMPORAL_ADDRESS, default
- * localhost:7233; TEMPORAL_NAMESPACE, default "default"; TEMPORAL_API_KEY; TEMPORAL_TLS and
- * TEMPORAL_TLS_*), and TEMPORAL_TASK_QUEUE (default "soev-agents").
- */
-export function temporalSettings(options: TemporalSettingsOptions = {}): TemporalSettings {
-  const env = Object.fromEntries(
-    Object.entries(options.env ?? process.env).filter((entry): entry is [string, string] => !!entry[1]),
-  );
-  const loaded = loadClientConnectConfig({
-    ...(options.profile ? { profile: options.profile } : {}),
-    overrideEnvVars: env,
-  });
-  return {
-    connection: { ...loaded.connectionOptions, address: loaded.connectionOptions.address || "localhost:7233" },
-    namespace: loaded.namespace || "default",
-    taskQueue: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
-  };
-}
 
 /** The file of the workflows a worker runs: the TypeScript source, or the built JavaScript next to it. */
 export function workflowsPath(): string {

@@ -3,13 +3,11 @@
  * threads, with no model call. The two catalogs come from modules of the app: each exports (as default,
  * or as `catalog`) a function that takes the trace store and returns an AgentCatalog.
  */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { ValueError } from "../domain/errors.js";
 import { storeFromEnvironment } from "../adapters/stores/from-environment.js";
 import type { TraceStore } from "../ports/store.js";
-import type { AgentCatalog } from "../runtime/catalog.js";
+import { catalogFrom } from "./catalog-module.js";
 import { whatIf, whatIfThreads, type WhatIfCall } from "../runtime/what-if.js";
 
 const USAGE = `usage: soev-agents whatif (THREAD | --all) --catalog MODULE --candidate MODULE [--call N] [--limit N] [--json]
@@ -19,9 +17,6 @@ const USAGE = `usage: soev-agents whatif (THREAD | --all) --catalog MODULE --can
   --candidate  the module of the changed agents, under the same names
   --call N     only the Nth model call of THREAD, with the messages that differ
   --json       the result as JSON`;
-
-/** A catalog module's export: the catalog of its agents on the given store. */
-type CatalogOf = (store: TraceStore) => AgentCatalog | Promise<AgentCatalog>;
 
 /** Run the command on its arguments (after "whatif"); the lines go to `write`. Returns the exit code. */
 export async function whatIfCommand(argv: readonly string[], write: (text: string) => void): Promise<number> {
@@ -67,16 +62,6 @@ export async function whatIfCommand(argv: readonly string[], write: (text: strin
   } finally {
     await store.close();
   }
-}
-
-async function catalogFrom(path: string, store: TraceStore): Promise<AgentCatalog> {
-  const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown; catalog?: unknown };
-  const make = module.default ?? module.catalog;
-  if (typeof make !== "function")
-    throw new ValueError(
-      `${path} exports no function (default or "catalog") that takes a store and returns an AgentCatalog.`,
-    );
-  return (make as CatalogOf)(store);
 }
 
 async function threadIds(store: TraceStore, limit: number): Promise<string[]> {
