@@ -80,8 +80,8 @@ it("cites a resource by number, resolving to its URI; replay rebuilds the reques
   trace = await after.read("mcp-cite", "assistant");
   const lists = trace.byType(ToolsListed).map((listed) => listed.tools.map((tool) => tool.name).sort());
   expect(lists).toEqual([
-    ["add", "cite", "crash", "fail", "pid", "slow"],
-    ["add", "cite", "crash", "fail", "pid", "slow", "subtract"],
+    ["add", "cite", "crash", "fail", "link", "pid", "slow"],
+    ["add", "cite", "crash", "fail", "link", "pid", "slow", "subtract"],
   ]);
   // The old worker's tools rebuild every call too, the second turn's from its own record.
   for (const catalog of [before, after])

@@ -2,11 +2,11 @@
  * mcpTools: the tools of one MCP server as soev-agents tools. The model's arguments are checked against
  * the server's input schema before the call; an isError result is a tool failure the model reads; a
  * transport failure is a TransientError (the call runs again); an aborted call cancels the MCP request;
- * progress notifications are heartbeats. Resources in a result become Sources whose ids are their URIs.
+ * progress notifications are heartbeats. Resources in a result become elements whose ids are their URIs.
  */
 import { z } from "zod";
 import { McpError, type CallToolResult, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
-import { Source, type Element } from "../../domain/elements.js";
+import { Reference, Source, type Element } from "../../domain/elements.js";
 import { ToolOutput } from "../../domain/events.js";
 import { ValueError } from "../../domain/errors.js";
 import { TransientError } from "../../ports/errors.js";
@@ -69,7 +69,17 @@ function argsOf(server: McpServer, definition: McpToolDef): z.ZodRawShape {
   }
 }
 
-/** The ToolOutput of one MCP result: texts joined, resources as Sources, isError as the error the model reads. */
+/** What a Reference shows of a linked or binary resource: its name, description and MIME type where given. */
+function described(resource: { name?: string; description?: string; mimeType?: string }): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const key of ["name", "description", "mimeType"] as const) if (resource[key]) shown[key] = resource[key];
+  return shown;
+}
+
+/**
+ * The ToolOutput of one MCP result: texts joined, text resources as Sources, resource links and binary
+ * resources as References, isError as the error the model reads.
+ */
 export function outputOf(result: CallToolResult): ToolOutput {
   const texts: string[] = [];
   const elements: Element[] = [];
@@ -77,8 +87,10 @@ export function outputOf(result: CallToolResult): ToolOutput {
     if (part.type === "text") texts.push(part.text);
     else if (part.type === "resource" && "text" in part.resource)
       elements.push(Source({ id: part.resource.uri, text: part.resource.text }));
-    else if (part.type === "resource_link")
-      elements.push(Source({ id: part.uri, text: part.description ?? part.name }));
+    // A link, or a resource whose content is not text: the model can name it by number, not cite it.
+    else if (part.type === "resource")
+      elements.push(Reference({ id: part.resource.uri, properties: described(part.resource) }));
+    else if (part.type === "resource_link") elements.push(Reference({ id: part.uri, properties: described(part) }));
   }
   const text = texts.join("\n");
   if (result.isError === true) return ToolOutput({ error: text || "The tool failed." });

@@ -70,6 +70,9 @@ function build() {
       ],
     };
   });
+  server.registerTool("link", { description: "A link to a resource.", inputSchema: {} }, async () => ({
+    content: [{ type: "resource_link", uri: "doc://permits", name: "permits", description: "The permit pages." }],
+  }));
   server.registerTool("crash", { description: "Exits the process.", inputSchema: {} }, async () => process.exit(1));
   server.registerTool("pid", { description: "The server's process id.", inputSchema: {} }, async () => ({
     content: [{ type: "text", text: String(process.pid) }],

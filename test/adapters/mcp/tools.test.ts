@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { McpConnections, mcpTools, type McpServer } from "../../../src/adapters/mcp/index.js";
+import { Reference, Source } from "../../../src/domain/elements.js";
 import { TransientError } from "../../../src/ports/errors.js";
 import type { Tool } from "../../../src/runtime/contracts.js";
 
@@ -24,7 +25,7 @@ const byName = (tools: Tool[], name: string) => tools.find((each) => each.name =
 describe("an SDK server over stdio", () => {
   it("offers its tools with their schemas, minus the denied ones", async () => {
     const tools = await mcpTools({ ...STDIO, deny: ["crash"] }, connections);
-    expect(tools.map((each) => each.name).sort()).toEqual(["add", "cite", "fail", "pid", "slow"]);
+    expect(tools.map((each) => each.name).sort()).toEqual(["add", "cite", "fail", "link", "pid", "slow"]);
     expect(byName(tools, "add").def().parameters).toMatchObject({ required: ["a", "b"] });
   });
 
@@ -36,9 +37,15 @@ describe("an SDK server over stdio", () => {
     expect((await byName(tools, "fail").invoke({}, context)).error).toBe("no such permit");
   });
 
-  it("gives a resource as a Source whose id is its URI", async () => {
+  it("gives a text resource as a Source and a resource link as a Reference, each with its URI as id", async () => {
     const output = await byName(await mcpTools(STDIO, connections), "cite").invoke({}, context);
     expect(output.elements).toMatchObject([{ id: "doc://permits/1", text: "Permits cost 20 euros." }]);
+    expect(Source.is(output.elements[0]!)).toBe(true);
+    const [link] = (await byName(await mcpTools(STDIO, connections), "link").invoke({}, context)).elements;
+    expect(link).toEqual(
+      Reference({ id: "doc://permits", properties: { name: "permits", description: "The permit pages." } }),
+    );
+    expect(Source.is(link!)).toBe(false);
   });
 
   it("fails transiently when the server dies mid-call, and starts it again for the next call", async () => {
