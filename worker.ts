@@ -4,7 +4,9 @@
  * serves the example catalog, the town assistant of tutorial 2. Where Temporal is comes from
  * @temporalio/envconfig: a profile of the Temporal config file (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE)
  * overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY and TEMPORAL_TLS_*; the task queue
- * from TEMPORAL_TASK_QUEUE; the store from DATABASE_URL (PostgreSQL) or a SQLite file under SOEV_DATA_DIR.
+ * from TEMPORAL_TASK_QUEUE; the store from DATABASE_URL (PostgreSQL, which also carries the model's
+ * fragments to the apps) or a SQLite file under SOEV_DATA_DIR; SOEV_CATALOG names a module exporting a
+ * function of the store that returns the catalog to serve instead of the example one.
  *
  * @module soev-agents/worker
  */
@@ -27,6 +29,8 @@ import {
 import { createActivities, type ActivitiesOptions } from "./activities/index.js";
 import { OutsideWorldError, ValueError } from "./src/domain/errors.js";
 import { storeFromEnvironment } from "./src/adapters/stores/from-environment.js";
+import { PostgresLiveChannel } from "./src/adapters/live/postgres.js";
+import { catalogFrom } from "./src/runtime/catalog-module.js";
 import type { LiveChannel } from "./src/ports/live.js";
 import type { Observer } from "./src/ports/observer.js";
 import type { Authorize } from "./src/temporal/authorize.js";
@@ -354,20 +358,28 @@ async function registerOrWarn(connection: NativeConnection, namespace: string): 
 }
 
 async function main(): Promise<void> {
-  const { exampleCatalog } = await import("./examples/catalog.js");
   const store = await storeFromEnvironment();
   const settings = temporalSettings();
   // SOEV_DEPLOYMENT_NAME turns on Worker Deployment versioning; the build id is the catalog's version.
   const deploymentName = process.env.SOEV_DEPLOYMENT_NAME;
+  // On PostgreSQL the model's fragments go to the apps (npm run app:server) through LISTEN/NOTIFY.
+  const live = process.env.DATABASE_URL
+    ? new PostgresLiveChannel({ connectionString: process.env.DATABASE_URL })
+    : null;
   try {
+    const catalog = process.env.SOEV_CATALOG
+      ? await catalogFrom(process.env.SOEV_CATALOG, store)
+      : (await import("./examples/catalog.js")).exampleCatalog(store);
     console.log(
       `soev-agents worker: task queue "${settings.taskQueue}" at ${settings.connection.address}, namespace "${settings.namespace}".`,
     );
     await runWorker({
-      catalog: exampleCatalog(store),
+      catalog,
+      ...(live ? { live } : {}),
       ...(deploymentName ? { deployment: { name: deploymentName } } : {}),
     });
   } finally {
+    await live?.close();
     await store.close();
   }
 }

@@ -11,7 +11,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ValueError } from "../domain/errors.js";
 import { storeFromEnvironment } from "../adapters/stores/from-environment.js";
-import { catalogFrom } from "./catalog-module.js";
+import { catalogFrom } from "../runtime/catalog-module.js";
 import { temporalSettings } from "../temporal/settings.js";
 import { agentsAsMcpServer, type AgentsAsMcpServerOptions } from "../app/mcp-server.js";
 

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { ValueError } from "../domain/errors.js";
 import { storeFromEnvironment } from "../adapters/stores/from-environment.js";
 import type { TraceStore } from "../ports/store.js";
-import { catalogFrom } from "./catalog-module.js";
+import { catalogFrom } from "../runtime/catalog-module.js";
 import { whatIf, whatIfThreads, type WhatIfCall } from "../runtime/what-if.js";
 
 const USAGE = `usage: soev-agents whatif (THREAD | --all) --catalog MODULE --candidate MODULE [--call N] [--limit N] [--json]

@@ -103,6 +103,7 @@ describe("docker-compose.yml", () => {
     const listed = [...section.matchAll(/^\| `([a-z-]+)`/gm)].map((match) => match[1]);
     expect(listed.sort()).toEqual(Object.keys(services).sort());
     expect(Object.keys(services).sort()).toEqual([
+      "app",
       "temporal",
       "temporal-namespace",
       "temporal-postgresql",
@@ -116,7 +117,8 @@ describe("docker-compose.yml", () => {
   it("publishes every localhost port the README promises, on the service that serves it", () => {
     const section = readmeSection("Production with docker-compose");
     const promised = new Set([...section.matchAll(/localhost:(\d+)/g)].map((match) => match[1]));
-    expect([...promised].sort()).toEqual(["5433", "7233", "8080"]);
+    expect([...promised].sort()).toEqual(["3000", "5433", "7233", "8080"]);
+    expect(published("app").get("3000")).toBe("3000");
     expect(published("temporal").get("7233")).toBe("7233");
     expect(published("temporal-ui").get("8080")).toBe("8080");
     expect(published("trace-postgresql").get("5433")).toBe("5432");
@@ -223,6 +225,17 @@ describe("docker-compose.yml", () => {
           expect(service(dependency).healthcheck?.test, `${dependency} healthcheck`).toBeDefined();
       }
     }
+  });
+
+  it("runs the app from the worker's image, with its own keys, ready when /readyz answers", () => {
+    expect(service("app").build).toBe(service("worker").build);
+    expect(service("app").command).toEqual(["node", "dist/app-server.js"]);
+    expect(existsSync(`${root}app-server.ts`)).toBe(true);
+    const app = environment("app");
+    expect(app.DATABASE_URL).toBe(environment("worker").DATABASE_URL);
+    expect(app.SOEV_API_KEYS).toMatch(/^\$\{SOEV_API_KEYS:\?/);
+    expect(String(service("app").healthcheck?.test)).toContain("/readyz");
+    expect(dependencies("app")).toEqual(dependencies("worker"));
   });
 
   it("keeps both databases on named volumes", () => {

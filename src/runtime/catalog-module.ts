@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ValueError } from "../domain/errors.js";
 import type { TraceStore } from "../ports/store.js";
-import type { AgentCatalog } from "../runtime/catalog.js";
+import type { AgentCatalog } from "./catalog.js";
 
 /** A catalog module's export: the catalog of its agents on the given store. */
 export type CatalogOf = (store: TraceStore) => AgentCatalog | Promise<AgentCatalog>;
