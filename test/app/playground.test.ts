@@ -21,6 +21,7 @@ import { gateFolder } from "../temporal/harness.js";
 import { launchBrowser, screenshot } from "./browser.js";
 import { readEvents } from "./sse.js";
 import { startAppStack, type AppStack } from "./stack.js";
+import type { schemaForm as SchemaFormOf } from "../../src/app/playground/schema-form.js";
 
 const ALICE = { authorization: "Bearer alice-key" };
 const QUESTION = "How often is bulky waste picked up?";
@@ -401,5 +402,70 @@ describe("the playground page", () => {
     expect(answer, answer).toContain("Booked the pickup of an old sofa on 2026-12-01");
     expect(answer.startsWith(bookingAnswer([""]))).toBe(true);
     expect(await page.textContent("#turns > li:last-child .answer .text")).toBe(answer);
+  });
+
+  it("builds a question's form from its schema, falling back to JSON where it cannot draw a field", async () => {
+    const page = await openPage();
+    // The page's own module, run in the page: the payload each filled-in form gives, or the error it throws.
+    // (A string, so that vitest leaves its import() alone.)
+    await page.evaluate(
+      "import('/playground/schema-form.js').then((module) => { window.schemaForm = module.schemaForm; })",
+    );
+    const results = await page.evaluate(() => {
+      const { schemaForm } = window as unknown as { schemaForm: typeof SchemaFormOf };
+      const fill = (schema: unknown, values: Record<string, string | boolean>) => {
+        const form = schemaForm(schema, `t${Math.random().toString(36).slice(2)}`);
+        const holder = document.createElement("form");
+        holder.append(...form.elements);
+        document.body.append(holder);
+        const kinds = form.elements.map((element) => {
+          const control = element.querySelector("input, select, textarea")!;
+          return control.tagName === "INPUT" ? (control as HTMLInputElement).type : control.tagName.toLowerCase();
+        });
+        for (const element of form.elements) {
+          const control = element.querySelector<HTMLInputElement>("input, select, textarea")!;
+          const value = values[element.dataset.field ?? ""];
+          if (typeof value === "boolean") control.checked = value;
+          else if (value !== undefined) control.value = value;
+        }
+        try {
+          return { kinds, payload: form.payload() as unknown };
+        } catch (error) {
+          return { kinds, error: (error as Error).message };
+        } finally {
+          holder.remove();
+        }
+      };
+      return {
+        anyJson: fill(null, { "": '{"a": [1, 2]}' }),
+        anyText: fill(null, { "": "just words" }),
+        bare: fill({ type: "boolean" }, { "": true }),
+        numbers: fill({ enum: [1, 2, 3] }, { "": "2" }),
+        mixed: fill(
+          {
+            type: "object",
+            properties: {
+              tags: { type: "array", items: { type: "string" } },
+              note: { type: ["string", "null"] },
+              size: { type: "number" },
+              when: { type: "string", format: "date" },
+            },
+            required: ["tags"],
+          },
+          { tags: '["a", "b"]', note: "", size: "", when: "2026-12-01" },
+        ),
+        badJson: fill({ type: "object", properties: { tags: { type: "array" } } }, { tags: "[1," }),
+      };
+    });
+    expect(results.anyJson).toEqual({ kinds: ["textarea"], payload: { a: [1, 2] } });
+    expect(results.anyText).toEqual({ kinds: ["textarea"], payload: "just words" });
+    expect(results.bare).toEqual({ kinds: ["checkbox"], payload: true });
+    expect(results.numbers).toEqual({ kinds: ["select"], payload: 2 });
+    // An array is JSON; an empty nullable field is null; an empty optional one is left out.
+    expect(results.mixed).toEqual({
+      kinds: ["textarea", "text", "number", "date"],
+      payload: { tags: ["a", "b"], note: null, when: "2026-12-01" },
+    });
+    expect(results.badJson.error).toMatch(/^tags: /);
   });
 });
