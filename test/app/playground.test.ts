@@ -304,6 +304,9 @@ describe("the playground page", () => {
     await page.waitForFunction(() => document.querySelectorAll("#requests article.approval").length === 2);
     expect(await page.isVisible("#requests")).toBe(true);
     expect(await page.textContent("#status")).toBe("The turn waits for you: 2 requests below.");
+    // A page opened on the waiting thread (here, reloaded) lists them too: no event is needed to show them.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll("#requests article.approval").length === 2);
     await screenshot(page, "12-two-approvals");
     // Each approval names its tool and shows its arguments, as text (the fridge's has markup in it).
     const sofa = page.locator('#requests article[data-request="sofa:approval"]');
