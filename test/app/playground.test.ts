@@ -358,6 +358,10 @@ describe("the playground page", () => {
       "The day of the pickup, as YYYY-MM-DD.",
     );
     await screenshot(page, "13-question-form");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await question.scrollIntoViewIfNeeded();
+    await screenshot(page, "13b-question-form-phone");
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // An answer the app refuses (the browser's own check turned off) names its field, and records nothing.
     await question.locator("form").evaluate((form: HTMLFormElement) => (form.noValidate = true));
