@@ -1,8 +1,9 @@
 /**
  * `npm run app`: the HTTP app with everything it needs in one process. A Temporal dev server (with its
- * UI) unless TEMPORAL_ADDRESS names one, a worker of the example catalog (the tutorial-2 town assistant,
- * on the offline demo model, or OpenAI when OPENAI_API_KEY is set), and the app, streaming through the
- * in-process live channel. It prints the URL and a curl example; Ctrl-C stops it all.
+ * UI) unless TEMPORAL_ADDRESS names one, a worker of the example catalog (the town assistant, with a
+ * booking that waits for a person; on the offline demo model, or OpenAI when OPENAI_API_KEY is set), and
+ * the app, streaming through the in-process live channel. It prints the URL and a curl example; Ctrl-C
+ * stops it all.
  *
  * Env: PORT (default 3000), HOST (the address it listens on, default 127.0.0.1), SOEV_API_KEYS
  * ("key=principal,..."; default "dev-key=dev", refused unless HOST is loopback), SOEV_APP_HOSTS (host
@@ -79,7 +80,9 @@ async function main(): Promise<void> {
   console.log(`Try it:
   curl -s -X POST ${served.url}/threads -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' \\
     -d '{"agent":"assistant","input":"How often can I have bulky waste picked up?"}'
-  curl -N ${served.url}/threads/<threadId>/events -H 'Authorization: Bearer ${key}'`);
+  curl -N ${served.url}/threads/<threadId>/events -H 'Authorization: Bearer ${key}'
+Or open ${served.url}/ (key ${key}) and ask "Please book a bulky waste pickup for an old sofa.": the
+booking waits for your approval, then asks for a slot.`);
   await served.closed;
   // The worker drains on SIGINT and SIGTERM by itself; shut it down only when the app closed another way.
   if (worker.getState() === "RUNNING") worker.shutdown();

@@ -1,12 +1,12 @@
 /**
  * The soev-agents worker: runs the turn workflow and its activities for a catalog on a task queue.
  * An app calls `runWorker({ catalog })` with its own catalog; `npm run worker` (this file run directly)
- * serves the example catalog, the town assistant of tutorial 2. Where Temporal is comes from
- * @temporalio/envconfig: a profile of the Temporal config file (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE)
- * overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY and TEMPORAL_TLS_*; the task queue
- * from TEMPORAL_TASK_QUEUE; the store from DATABASE_URL (PostgreSQL, which also carries the model's
- * fragments to the apps) or a SQLite file under SOEV_DATA_DIR; SOEV_CATALOG names a module exporting a
- * function of the store that returns the catalog to serve instead of the example one.
+ * serves the example catalog, the town assistant (tutorial 2's, with a booking that waits for a person).
+ * Where Temporal is comes from @temporalio/envconfig: a profile of the Temporal config file
+ * (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE) overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY and TEMPORAL_TLS_*; the task queue from TEMPORAL_TASK_QUEUE; the store from DATABASE_URL
+ * (PostgreSQL, which also carries the model's fragments to the apps) or a SQLite file under SOEV_DATA_DIR;
+ * SOEV_CATALOG names a module exporting a function of the store that returns the catalog to serve instead.
  *
  * @module soev-agents/worker
  */

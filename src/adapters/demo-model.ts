@@ -29,10 +29,11 @@ const STOP_WORDS = new Set(
 );
 
 /**
- * The offline demo model. When the latest message is the user's and a tool is offered, it calls the
- * first tool with the question's words as the tool's first string argument. Otherwise it answers by
- * quoting the source (an element with a `cite` attribute in a tool result) that shares the most words
- * with the question, followed by that source's cite marker.
+ * The offline demo model. When the latest message is the user's and a tool is offered, it calls a tool
+ * with the question's words as the tool's first string argument: the tool the question names (every word
+ * of its name, as "book" and "pickup" name book_pickup), else the first. After a named tool's result it
+ * passes that result on; otherwise it answers by quoting the source (an element with a `cite` attribute
+ * in a tool result) that shares the most words with the question, followed by that source's cite marker.
  */
 export class DemoModel implements ChatModel {
   /** Always "offline-demo": the demo model answers every call itself, whatever model the call names. */
@@ -47,7 +48,7 @@ export class DemoModel implements ChatModel {
   complete(request: ChatRequest, _options: CallOptions = {}): Promise<ModelOutput> {
     const facts = { model: DEMO_MODEL, promptCharacters: request.characters, requestHash: request.hash };
     const asked = latestQuestion(request.messages);
-    const tool = request.tools[0];
+    const tool = (asked && namedTool(asked.text, request.tools)) ?? request.tools[0];
     if (asked !== null && !asked.answered && tool !== undefined) {
       const call = {
         id: `call_${request.hash.slice(0, 16)}`,
@@ -63,9 +64,8 @@ export class DemoModel implements ChatModel {
         }),
       );
     }
-    return Promise.resolve(
-      ModelOutput({ ...facts, content: answer(asked?.text ?? "", request.messages), finishReason: "stop" }),
-    );
+    const content = relayed(asked?.text ?? "", request) ?? answer(asked?.text ?? "", request.messages);
+    return Promise.resolve(ModelOutput({ ...facts, content, finishReason: "stop" }));
   }
 
   /** The output of `complete` in a few fragments, then the output. */
@@ -113,6 +113,34 @@ function answer(question: string, messages: readonly Message[]): string {
     );
   }
   return `The offline demo model (no language model) quotes the passage that shares the most words with your question: "${best.text}" ${best.cite}`;
+}
+
+/** The offered tool that the question names with every word of its name (of two words or more), or null. */
+function namedTool(question: string, tools: readonly ToolDef[]): ToolDef | null {
+  const asked = new Set(words(question).map(stem));
+  return (
+    tools.find((tool) => {
+      const named = tool.name.toLowerCase().split(/[_-]+/).filter(Boolean).map(stem);
+      return named.length > 1 && named.every((word) => asked.has(word));
+    }) ?? null
+  );
+}
+
+/** After a call of the tool the question names: what the tool returned, passed on as the answer. */
+function relayed(question: string, request: ChatRequest): string | null {
+  const tool = namedTool(question, request.tools);
+  if (tool === null) return null;
+  const messages = request.messages.slice(request.messages.findLastIndex((message) => message.role === "user") + 1);
+  const calls = new Set(
+    messages
+      .flatMap((message) =>
+        message.role === "assistant" ? message.toolCalls.filter((call) => call.name === tool.name) : [],
+      )
+      .map((call) => call.id),
+  );
+  const result = messages.findLast((message) => message.role === "tool" && calls.has(message.toolCallId));
+  if (result?.role !== "tool") return null;
+  return `The offline demo model (no language model) passes on what ${tool.name} returned: ${result.content}`;
 }
 
 /** The text of the latest user message, and whether a tool result came after it. */

@@ -3,7 +3,7 @@
  * one source of the shapes, so the playground's script compiles against what the server sends.
  */
 import type { z } from "@hono/zod-openapi";
-import type { CallView, RequestList, ThreadView } from "./schemas.js";
+import type { AnswerBody, CallView, RequestList, ThreadView } from "./schemas.js";
 
 /** GET /threads/{threadId}: the thread's turns. */
 export type Thread = z.infer<typeof ThreadView>;
@@ -19,3 +19,9 @@ export type CitedPassage = TurnCitation["passages"][number];
 export type ModelCall = z.infer<typeof CallView>;
 /** GET /threads/{threadId}/requests: the questions and approvals the running turn waits on. */
 export type PendingRequests = z.infer<typeof RequestList>;
+/** One request of PendingRequests: an approval or a question, with its tool, arguments and schema. */
+export type PendingRequest = PendingRequests["requests"][number];
+/** POST /threads/{threadId}/requests/{requestId}: `{ payload }`, or an approval's `{ approved, reason? }`. */
+export type AnswerInput = z.infer<typeof AnswerBody>;
+/** A request a tool call made, with its recorded answer, as a Turn shows it. */
+export type TurnRequest = TurnToolCall["requests"][number];

@@ -18,5 +18,15 @@ export { requestViews } from "./requests.js";
 export { followThread, eventData } from "./follow.js";
 export type { TurnEnding, FollowOptions } from "./follow.js";
 export { turnsOf, callOf } from "./views.js";
-export type { TurnView, CallView, CitedPassage, ExplainedResult, FormName, KeptElement, WindowUse } from "./views.js";
-export { playgroundRoutes, PLAYGROUND_HTML, PLAYGROUND_CSS } from "./playground/page.js";
+export type {
+  TurnView,
+  ToolCallView,
+  RequestDecision,
+  CallView,
+  CitedPassage,
+  ExplainedResult,
+  FormName,
+  KeptElement,
+  WindowUse,
+} from "./views.js";
+export { playgroundRoutes, PLAYGROUND_HTML, PLAYGROUND_CSS, PLAYGROUND_MODULES } from "./playground/page.js";

@@ -132,6 +132,19 @@ export const ThreadView = z
             arguments: Json,
             result: z.string().nullable(),
             error: z.string().nullable(),
+            requests: z
+              .array(
+                z.object({
+                  requestId: z.string(),
+                  kind: z.enum(["question", "approval"]),
+                  text: z.string(),
+                  answer: z
+                    .object({ payload: Json })
+                    .nullable()
+                    .openapi({ description: "The recorded answer (an approval's `{ approved, reason? }`), or null." }),
+                }),
+              )
+              .openapi({ description: "What the call asked a person (its approval, its questions), in order." }),
           }),
         ),
         failures: z.array(z.object({ error: z.string(), message: z.string() })),

@@ -9,6 +9,8 @@ import {
   Input,
   ModelOutput,
   Reopened,
+  Request,
+  Response,
   ToolOutput,
   type Event,
   type Usage,
@@ -47,12 +49,32 @@ export interface TurnView {
     content: string;
     citations: { marker: string; at: number; passages: CitedPassage[] }[];
   } | null;
-  toolCalls: { id: string; name: string; arguments: JsonValue; result: string | null; error: string | null }[];
+  toolCalls: ToolCallView[];
   failures: { error: string; message: string }[];
   /** The numbers of the turn's model calls, as GET /threads/{threadId}/calls/{n} takes them. */
   calls: number[];
   /** What the turn's model calls used and cost, its delegated tasks' included. */
   usage: UsageView;
+}
+
+/** One tool call of a turn: its arguments, result or error, and what it asked a person (approvals, questions). */
+export interface ToolCallView {
+  id: string;
+  name: string;
+  arguments: JsonValue;
+  result: string | null;
+  error: string | null;
+  /** The call's requests in the order it made them, each with its answer once recorded. */
+  requests: RequestDecision[];
+}
+
+/** A request of a tool call and its recorded answer: an approval's `{ approved, reason? }`, a question's payload. */
+export interface RequestDecision {
+  requestId: string;
+  kind: "question" | "approval";
+  text: string;
+  /** The recorded answer, or null while the request waits (or its turn ended without one). */
+  answer: { payload: JsonValue } | null;
 }
 
 /** Usage with its cost in US dollars: `cost` counts the calls whose model the price table prices. */
@@ -94,7 +116,14 @@ export function turnsOf(trace: Trace, prices: PriceTable): TurnView[] {
     if (ModelOutput.is(event)) {
       turn.calls.push(callNumbers.get(event) ?? 0);
       for (const call of event.toolCalls)
-        turn.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result: null, error: null });
+        turn.toolCalls.push({
+          id: call.id,
+          name: call.name,
+          arguments: call.arguments,
+          result: null,
+          error: null,
+          requests: [],
+        });
       if (event.toolCalls.length === 0 || event.content !== "") turn.answer = answerOf(event, sources);
     } else if (ToolOutput.is(event)) {
       const call = turn.toolCalls.find((candidate) => candidate.id === event.callId);
@@ -104,9 +133,23 @@ export function turnsOf(trace: Trace, prices: PriceTable): TurnView[] {
       }
     } else if (Failure.is(event)) {
       turn.failures.push({ error: event.error, message: event.message });
+    } else if (Request.is(event) || Response.is(event)) {
+      decided(turn, event);
     }
   }
   return turns;
+}
+
+/** Note a Request on its tool call, or a Response on the request it answers. */
+function decided(turn: TurnView, event: Request | Response): void {
+  if (Request.is(event)) {
+    const call = turn.toolCalls.find((candidate) => candidate.id === event.callId);
+    call?.requests.push({ requestId: event.requestId, kind: event.kind, text: event.text, answer: null });
+    return;
+  }
+  for (const call of turn.toolCalls)
+    for (const request of call.requests)
+      if (request.requestId === event.requestId) request.answer = { payload: event.payload };
 }
 
 function answerOf(output: ModelOutput, sources: Map<string, { type: string; text: string }>): TurnView["answer"] {

@@ -107,6 +107,43 @@ describe("DemoModel", () => {
     expect(answer.content).toMatch(/"A resident parking permit costs 120 euros a year\." \[5\]$/);
   });
 
+  it("calls the tool the question names by every word of its name, then passes its result on", async () => {
+    const book = ToolDef({
+      name: "book_pickup",
+      description: "Book a bulky waste pickup.",
+      parameters: { type: "object", properties: { items: { type: "string" } }, required: ["items"] },
+    });
+    const model = new DemoModel();
+    const asked = UserMessage("Please book a bulky waste pickup for an old sofa.");
+    const call = await model.complete(new ChatRequest([asked], [SEARCH, READ, book]));
+    expect(call.toolCalls.map((each) => [each.name, each.arguments])).toEqual([
+      ["book_pickup", { items: "Please book a bulky waste pickup for an old sofa" }],
+    ]);
+    // A question that names only part of a tool's name calls the first tool, as before.
+    const search = await model.complete(new ChatRequest([UserMessage("Can I book a table?")], [SEARCH, book]));
+    expect(search.toolCalls[0]?.name).toBe("search");
+
+    const denied = "A person denied this call of book_pickup: Not this week. It did not run.";
+    const answer = await model.complete(
+      new ChatRequest(
+        [
+          UserMessage(QUESTION),
+          AssistantMessage("", { toolCalls: [{ id: "c1", name: "search", arguments: {} }] }),
+          ToolResult("c1", RESULT),
+          AssistantMessage("…"),
+          asked,
+          AssistantMessage("", { toolCalls: [{ id: "c2", name: "book_pickup", arguments: {} }] }),
+          ToolResult("c2", denied),
+        ],
+        [SEARCH, book],
+      ),
+    );
+    expect(answer.toolCalls).toEqual([]);
+    expect(answer.content).toBe(
+      `The offline demo model (no language model) passes on what book_pickup returned: ${denied}`,
+    );
+  });
+
   it("says it has nothing to quote when no source shares a word with the question", async () => {
     const output = await new DemoModel().complete(new ChatRequest([UserMessage("Where is the zoo?")]));
 

@@ -48,7 +48,8 @@ describe("the security headers", () => {
     const { app } = await memoryApp();
     for (const [path, headers] of [
       ["/", {}],
-      ["/playground.js", {}],
+      ["/playground/client.js", {}],
+      ["/playground/requests-panel.js", {}],
       ["/openapi.json", {}],
       ["/threads", ALICE],
       ["/threads", {}],

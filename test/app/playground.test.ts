@@ -8,6 +8,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANSWER, StreamingModel } from "../fixtures/app/streaming.js";
 import {
+  BOOKINGS,
+  bookingAnswer,
   FALSE_MARKER,
   LONG_LIBRARY,
   playgroundAgents,
@@ -19,6 +21,7 @@ import { gateFolder } from "../temporal/harness.js";
 import { launchBrowser, screenshot } from "./browser.js";
 import { readEvents } from "./sse.js";
 import { startAppStack, type AppStack } from "./stack.js";
+import type { schemaForm as SchemaFormOf } from "../../src/app/playground/schema-form.js";
 
 const ALICE = { authorization: "Bearer alice-key" };
 const QUESTION = "How often is bulky waste picked up?";
@@ -292,5 +295,184 @@ describe("the playground page", () => {
     } finally {
       writeFileSync(hangFile, "no hang");
     }
+  });
+
+  it("asks a person: approve one booking, deny one with a reason, answer the question, then the turn ends", async () => {
+    const page = await openPage();
+    await ask(page, "town", "Please book pickups for my old sofa and the fridge.");
+    const approvals = page.locator("#requests article.request.approval");
+    await page.waitForFunction(() => document.querySelectorAll("#requests article.approval").length === 2);
+    expect(await page.isVisible("#requests")).toBe(true);
+    expect(await page.textContent("#status")).toBe("The turn waits for you: 2 requests below.");
+    // A page opened on the waiting thread (here, reloaded) lists them too: no event is needed to show them.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll("#requests article.approval").length === 2);
+    await screenshot(page, "12-two-approvals");
+    // Each approval names its tool and shows its arguments, as text (the fridge's has markup in it).
+    const sofa = page.locator('#requests article[data-request="sofa:approval"]');
+    const fridge = page.locator('#requests article[data-request="fridge:approval"]');
+    expect(await approvals.count()).toBe(2);
+    expect(await sofa.locator("h3").textContent()).toBe("Approve book_pickup?");
+    expect(JSON.parse((await sofa.locator("pre.arguments").textContent())!)).toEqual({ items: BOOKINGS.sofa });
+    expect(JSON.parse((await fridge.locator("pre.arguments").textContent())!)).toEqual({ items: BOOKINGS.fridge });
+    expect(await page.locator("#requests shelves").count()).toBe(0);
+    // The calls in the thread say that they wait, not that they run.
+    const waitingCalls = page.locator("#turns [data-tool-call]");
+    // (The thread and its requests are fetched one after the other: poll until both show the second request.)
+    await expect
+      .poll(() => waitingCalls.allTextContents())
+      .toEqual([
+        `Tool book_pickup(${JSON.stringify({ items: BOOKINGS.sofa })})Waits for approval.`,
+        `Tool book_pickup(${JSON.stringify({ items: BOOKINGS.fridge })})Waits for approval.`,
+      ]);
+
+    // Deny the fridge with a reason (markup too: it must stay text), then approve the sofa.
+    const reason = "The fridge stays <img src=x onerror=alert(1)> for now.";
+    await fridge.getByLabel("Reason").fill(reason);
+    // Enter in the reason decides nothing: it takes a button.
+    await fridge.getByLabel("Reason").press("Enter");
+    await fridge.getByRole("button", { name: "Deny" }).click();
+    await page.waitForSelector('#requests article[data-request="fridge:approval"]', { state: "detached" });
+    await sofa.getByRole("button", { name: "Approve" }).click();
+
+    // The approved booking runs and asks for its slot: a form from the question's schema.
+    const question = page.locator('#requests article[data-request="sofa:ask:0"]');
+    await question.waitFor();
+    expect(await approvals.count()).toBe(0);
+    expect(await question.locator("h3").textContent()).toBe("Question from book_pickup");
+    expect(await question.locator(".request-text").textContent()).toBe(
+      `When should the crew pick up ${BOOKINGS.sofa}?`,
+    );
+    const date = question.getByLabel("date");
+    expect(await date.getAttribute("type")).toBe("text");
+    expect(await date.getAttribute("required")).toBe("");
+    expect(await question.locator("select option").allTextContents()).toEqual(["Choose…", "morning", "afternoon"]);
+    const pieces = question.getByLabel("pieces");
+    expect([
+      await pieces.getAttribute("type"),
+      await pieces.getAttribute("min"),
+      await pieces.getAttribute("max"),
+    ]).toEqual(["number", "1", "20"]);
+    expect(await question.getByLabel("callAhead").getAttribute("type")).toBe("checkbox");
+    expect(await question.locator('[data-field="date"] small').textContent()).toBe(
+      "The day of the pickup, as YYYY-MM-DD.",
+    );
+    await screenshot(page, "13-question-form");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await question.scrollIntoViewIfNeeded();
+    await screenshot(page, "13b-question-form-phone");
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // An answer the app refuses (the browser's own check turned off) names its field, and records nothing.
+    await question.locator("form").evaluate((form: HTMLFormElement) => (form.noValidate = true));
+    await date.fill("tomorrow");
+    await question.getByLabel("time").selectOption("afternoon");
+    await pieces.fill("3");
+    await question.getByLabel("callAhead").check();
+    await question.getByRole("button", { name: "Answer" }).click();
+    await question.locator(".request-status.failure").waitFor();
+    expect(await question.locator(".request-status").textContent()).toMatch(/date/);
+    expect(await date.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-invalid"))).toBe("true");
+    await screenshot(page, "14-answer-refused");
+    await date.fill("2026-12-01");
+    await question.getByRole("button", { name: "Answer" }).click();
+    await page.waitForSelector("#status:has-text('The turn completed.')");
+    await screenshot(page, "15-decisions-in-the-thread");
+
+    // The turn ended: nothing waits; each call shows what the person decided, the reason as text.
+    expect(await page.isHidden("#requests")).toBe(true);
+    const slot = { date: "2026-12-01", time: "afternoon", pieces: 3, callAhead: true };
+    const sofaCall = page.locator('#turns [data-tool-call="sofa"]');
+    const fridgeCall = page.locator('#turns [data-tool-call="fridge"]');
+    expect(await sofaCall.locator('[data-request="sofa:approval"]').textContent()).toBe("approved");
+    expect(await sofaCall.locator('[data-request="sofa:ask:0"] code').textContent()).toBe(JSON.stringify(slot));
+    expect(await sofaCall.locator(".result").textContent()).toMatch(/^Booked the pickup of an old sofa on 2026-12-01/);
+    expect(await fridgeCall.locator('[data-request="fridge:approval"]').textContent()).toBe(`denied ${reason}`);
+    expect(await fridgeCall.locator(".result").textContent()).toContain(`denied this call of book_pickup: ${reason}`);
+    expect(await page.locator("img").count()).toBe(0);
+
+    // The trace holds each decision once, and the model read them: the denial's reason is in its answer.
+    const threadId = await threadIdOf(page);
+    // The store holds the reference's wire format: `request_id`, the answer under `payload`.
+    const responses: unknown[] = [];
+    for await (const entry of stack.store.store.read(threadId))
+      if (entry.event.type === "response") responses.push(entry.event.payload);
+    expect(responses).toEqual([
+      { request_id: "fridge:approval", call_id: "fridge", payload: { approved: false, reason } },
+      { request_id: "sofa:approval", call_id: "sofa", payload: { approved: true } },
+      { request_id: "sofa:ask:0", call_id: "sofa", payload: slot },
+    ]);
+    const thread = await getJson<ThreadJson>(`/threads/${threadId}`);
+    const answer = thread.turns.at(-1)!.answer!.text;
+    expect(answer).toContain(reason);
+    expect(answer, answer).toContain("Booked the pickup of an old sofa on 2026-12-01");
+    expect(answer.startsWith(bookingAnswer([""]))).toBe(true);
+    expect(await page.textContent("#turns > li:last-child .answer .text")).toBe(answer);
+  });
+
+  it("builds a question's form from its schema, falling back to JSON where it cannot draw a field", async () => {
+    const page = await openPage();
+    // The page's own module, run in the page: the payload each filled-in form gives, or the error it throws.
+    // (A string, so that vitest leaves its import() alone.)
+    await page.evaluate(
+      "import('/playground/schema-form.js').then((module) => { window.schemaForm = module.schemaForm; })",
+    );
+    const results = await page.evaluate(() => {
+      const { schemaForm } = window as unknown as { schemaForm: typeof SchemaFormOf };
+      const fill = (schema: unknown, values: Record<string, string | boolean>) => {
+        const form = schemaForm(schema, `t${Math.random().toString(36).slice(2)}`);
+        const holder = document.createElement("form");
+        holder.append(...form.elements);
+        document.body.append(holder);
+        const kinds = form.elements.map((element) => {
+          const control = element.querySelector("input, select, textarea")!;
+          return control.tagName === "INPUT" ? (control as HTMLInputElement).type : control.tagName.toLowerCase();
+        });
+        for (const element of form.elements) {
+          const control = element.querySelector<HTMLInputElement>("input, select, textarea")!;
+          const value = values[element.dataset.field ?? ""];
+          if (typeof value === "boolean") control.checked = value;
+          else if (value !== undefined) control.value = value;
+        }
+        try {
+          return { kinds, payload: form.payload() as unknown };
+        } catch (error) {
+          return { kinds, error: (error as Error).message };
+        } finally {
+          holder.remove();
+        }
+      };
+      return {
+        anyJson: fill(null, { "": '{"a": [1, 2]}' }),
+        anyText: fill(null, { "": "just words" }),
+        bare: fill({ type: "boolean" }, { "": true }),
+        numbers: fill({ enum: [1, 2, 3] }, { "": "2" }),
+        mixed: fill(
+          {
+            type: "object",
+            properties: {
+              tags: { type: "array", items: { type: "string" } },
+              note: { type: ["string", "null"] },
+              size: { type: "number" },
+              when: { type: "string", format: "date" },
+            },
+            required: ["tags"],
+          },
+          { tags: '["a", "b"]', note: "", size: "", when: "2026-12-01" },
+        ),
+        badJson: fill({ type: "object", properties: { tags: { type: "array" } } }, { tags: "[1," }),
+      };
+    });
+    expect(results.anyJson).toEqual({ kinds: ["textarea"], payload: { a: [1, 2] } });
+    expect(results.anyText).toEqual({ kinds: ["textarea"], payload: "just words" });
+    expect(results.bare).toEqual({ kinds: ["checkbox"], payload: true });
+    expect(results.numbers).toEqual({ kinds: ["select"], payload: 2 });
+    // An array is JSON; an empty nullable field is null; an empty optional one is left out.
+    expect(results.mixed).toEqual({
+      kinds: ["textarea", "text", "number", "date"],
+      payload: { tags: ["a", "b"], note: null, when: "2026-12-01" },
+    });
+    expect(results.badJson.error).toMatch(/^tags: /);
   });
 });

@@ -78,6 +78,13 @@ async function waitingThread(agent: string): Promise<{ threadId: string; events:
   }
 }
 
+/** GET /threads/{threadId}: the requests each tool call made, with their answers. */
+async function threadView(threadId: string): Promise<{ turns: { toolCalls: { requests: unknown[] }[] }[] }> {
+  const response = await fetch(`${stack.served.url}/threads/${threadId}`, { headers: ALICE });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { turns: { toolCalls: { requests: unknown[] }[] }[] };
+}
+
 async function traceLength(threadId: string): Promise<number> {
   let count = 0;
   for await (const _entry of stack.store.store.read(threadId)) count++;
@@ -175,6 +182,15 @@ describe("a person in the loop over HTTP", () => {
     expect(JSON.stringify(output)).toMatch(/denied/i);
     expect(JSON.stringify(output)).toContain("Wrong address.");
     expect(log.runs.length).toBe(runsBefore);
+    // The thread shows the decision on its call.
+    expect((await threadView(threadId)).turns[0]!.toolCalls[0]!.requests).toEqual([
+      {
+        requestId: "mail-1:approval",
+        kind: "approval",
+        text: expect.stringContaining("send_mail"),
+        answer: { payload: { approved: false, reason: "Wrong address." } },
+      },
+    ]);
   });
 
   it("checks a question's answer against its schema, naming the field, and shows its deadline", async () => {
@@ -196,6 +212,8 @@ describe("a person in the loop over HTTP", () => {
     expect(deadline).toBeGreaterThan(asked + (DEADLINE_SECONDS - 60) * 1000);
     expect(deadline).toBeLessThan(Date.now() + (DEADLINE_SECONDS + 60) * 1000);
     const url = `/threads/${threadId}/requests/${encodeURIComponent(request.requestId)}`;
+    const question = { requestId: "book-1:ask:0", kind: "question", text: request.text, answer: null };
+    expect((await threadView(threadId)).turns[0]!.toolCalls[0]!.requests).toEqual([question]);
     const before = await traceLength(threadId);
     const refused = await problem(await post(url, { payload: { date: "tomorrow" } }), 422);
     expect(refused.field).toBe("payload.date");
@@ -205,6 +223,9 @@ describe("a person in the loop over HTTP", () => {
     const messages = await readEvents(eventsUrl, ALICE);
     expect(messages.at(-1)).toMatchObject({ event: "end", data: { status: "completed" } });
     expect(log.runs).toContain("book_slot 2026-12-01");
+    expect((await threadView(threadId)).turns[0]!.toolCalls[0]!.requests).toEqual([
+      { ...question, answer: { payload: { date: "2026-12-01" } } },
+    ]);
   });
 
   it("lists and answers the request of a delegated task through its thread", async () => {

@@ -7,12 +7,18 @@
  * comes from the stream's fragments and gives way to the recorded answer once its output is recorded.
  */
 import type {
+  AnswerInput,
   ModelCall as CallView,
+  PendingRequest,
+  PendingRequests,
   Thread as ThreadView,
   Turn,
   TurnCitation as Citation,
+  TurnRequest,
   TurnToolCall as ToolCall,
 } from "../api-types.js";
+import { make } from "./dom.js";
+import { requestsPanel } from "./requests-panel.js";
 
 /** The text of one model call while it is written (its latest attempt). */
 interface LiveText {
@@ -37,22 +43,15 @@ const state = {
   /** The Temporal UI page of the turn started from this page. */
   turnLink: null as string | null,
   follow: null as AbortController | null,
+  /** How many requests the running turn waits on, as last listed. */
+  waiting: 0,
 };
+
+/** The questions and approvals the running turn waits on, each with its form. */
+const panel = requestsPanel(byId("requests"), byId("request-list"), { send: answerRequest });
 
 function byId<T extends HTMLElement>(id: string): T {
   return document.getElementById(id) as T;
-}
-
-/** Make an element with text and attributes. */
-function make<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Record<string, string> = {},
-  ...children: (Node | string | null)[]
-): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  for (const child of children) if (child !== null) element.append(child);
-  return element;
 }
 
 function setStatus(text: string, bad = false): void {
@@ -71,8 +70,15 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!response.ok) {
-    const problem = (await response.json().catch(() => null)) as { title?: string; detail?: string } | null;
-    throw new Error(problem?.detail ?? `${method} ${path} answered ${response.status}.`);
+    const problem = (await response.json().catch(() => null)) as {
+      title?: string;
+      detail?: string;
+      field?: string;
+    } | null;
+    // The field a refused answer names (`payload.date`): the requests panel marks it.
+    throw Object.assign(new Error(problem?.detail ?? `${method} ${path} answered ${response.status}.`), {
+      field: problem?.field ?? null,
+    });
   }
   return (await response.json()) as T;
 }
@@ -128,8 +134,13 @@ async function openThread(threadId: string): Promise<void> {
   byId<HTMLSelectElement>("agent").value = view.agent;
   render();
   setStatus(view.running ? "A turn is running: following it." : "");
+  panel.show([]);
+  state.waiting = 0;
   void loadThreads().catch(fail);
-  if (view.running) void follow(threadId, view.position);
+  if (view.running) {
+    void follow(threadId, view.position);
+    await loadRequests(threadId);
+  }
 }
 
 function newThread(): void {
@@ -140,6 +151,8 @@ function newThread(): void {
   state.ending = null;
   state.turnLink = null;
   history.replaceState(null, "", location.pathname);
+  panel.show([]);
+  state.waiting = 0;
   render();
   setStatus("");
   byId("question").focus();
@@ -180,6 +193,28 @@ async function send(text: string, model: string): Promise<void> {
   render();
   if (state.running) setStatus("The model is working…");
   void loadThreads().catch(fail);
+}
+
+/** List what the running turn waits on, in the panel; nothing once no turn runs. */
+async function loadRequests(threadId: string): Promise<void> {
+  const listed = state.running
+    ? await api<PendingRequests>("GET", `${threadPath(threadId)}/requests`)
+    : { running: false, requests: [] };
+  if (state.thread?.threadId !== threadId) return;
+  const requests = state.running ? listed.requests : [];
+  panel.show(requests);
+  if (requests.length > 0 && requests.length !== state.waiting)
+    setStatus(
+      `The turn waits for you: ${requests.length === 1 ? "one request" : `${requests.length} requests`} below.`,
+    );
+  else if (requests.length === 0 && state.waiting > 0 && state.running) setStatus("The model is working…");
+  state.waiting = requests.length;
+}
+
+/** Answer a waiting request; the Response comes back on the event stream. */
+async function answerRequest(request: PendingRequest, answer: AnswerInput): Promise<void> {
+  if (!state.thread) throw new Error("No thread is open.");
+  await api("POST", `${threadPath(state.thread.threadId)}/requests/${encodeURIComponent(request.requestId)}`, answer);
 }
 
 async function cancel(): Promise<void> {
@@ -298,6 +333,7 @@ async function refresh(): Promise<void> {
       state.thread = { ...view, running: state.running };
       for (const key of recorded) state.live.delete(key);
       render();
+      await loadRequests(threadId);
     } while (again);
   })()
     .catch(fail)
@@ -383,8 +419,37 @@ function toolItem(call: ToolCall, running: boolean): HTMLElement {
   box.append(make("div", {}, "Tool ", make("code", {}, `${call.name}(${JSON.stringify(call.arguments)})`)));
   if (call.error !== null) box.append(make("p", { class: "result failure" }, `Error: ${call.error}`));
   else if (call.result !== null) box.append(make("p", { class: "result" }, call.result));
-  else box.append(make("p", { class: "result muted" }, running ? "running…" : "no result"));
+  // A call that waits for a person says so below, not that it runs.
+  else if (!call.requests.some((request) => request.answer === null))
+    box.append(make("p", { class: "result muted" }, running ? "running…" : "no result"));
+  for (const request of call.requests) box.append(decisionItem(request, running));
   return box;
+}
+
+/** What a person decided for a call: approved or denied (and why), or the answer to its question. */
+function decisionItem(request: TurnRequest, running: boolean): HTMLElement {
+  const attributes = { "data-request": request.requestId };
+  const answer = request.answer?.payload;
+  if (request.kind === "approval") {
+    if (request.answer === null)
+      return make("p", { ...attributes, class: "decision muted" }, running ? "Waits for approval." : "Not approved.");
+    const { approved, reason } = answer as { approved: boolean; reason?: string };
+    return make(
+      "p",
+      { ...attributes, class: `decision ${approved ? "approved" : "denied"}` },
+      make("span", { class: "badge" }, approved ? "approved" : "denied"),
+      reason ? ` ${reason}` : "",
+    );
+  }
+  return make(
+    "p",
+    { ...attributes, class: "decision question" },
+    make("span", { class: "badge" }, "asked"),
+    ` ${request.text} `,
+    request.answer === null
+      ? make("span", { class: "muted" }, running ? "(waits for an answer)" : "(not answered)")
+      : make("code", {}, shown(answer)),
+  );
 }
 
 /** The answer as recorded: its text with each marker a chip that shows the passage it names. */

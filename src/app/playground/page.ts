@@ -15,7 +15,7 @@ export const PLAYGROUND_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>soev-agents playground</title>
 <link rel="stylesheet" href="/playground.css">
-<script type="module" src="/playground.js"></script>
+<script type="module" src="/playground/client.js"></script>
 </head>
 <body>
 <header class="bar">
@@ -39,7 +39,13 @@ export const PLAYGROUND_HTML = `<!doctype html>
       <h2 id="chat-title">New thread</h2>
       <p id="links" class="links"></p>
     </div>
-    <ol id="turns" class="turns" aria-live="polite"></ol>
+    <div class="conversation">
+      <ol id="turns" class="turns" aria-live="polite"></ol>
+      <section id="requests" class="requests" aria-labelledby="requests-title" hidden>
+        <h2 id="requests-title">Waiting for you</h2>
+        <div id="request-list" aria-live="polite"></div>
+      </section>
+    </div>
     <p id="status" role="status" class="status"></p>
     <form id="ask" class="ask">
       <label for="question">Message <span class="hint">(Enter sends, Shift+Enter a new line; a JSON object is sent as one)</span></label>
@@ -93,7 +99,8 @@ input, select, textarea { border: 1px solid var(--line); border-radius: 6px; pad
 .threads small { display: block; opacity: .7; }
 .thread-head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem; }
 .links { margin: 0; }
-.turns { list-style: none; padding: 0; margin: 0; flex: 1; min-height: 0; overflow: auto; }
+.conversation { flex: 1; min-height: 0; overflow: auto; }
+.turns { list-style: none; padding: 0; margin: 0; }
 .turn { border-bottom: 1px solid var(--line); padding: .6rem 0; }
 .user { font-weight: 600; white-space: pre-wrap; }
 .answer { white-space: pre-wrap; margin: .4rem 0; }
@@ -124,50 +131,81 @@ th, td { text-align: left; border-bottom: 1px solid var(--line); padding: .2rem 
 .form-STUBBED { color: var(--bad); font-weight: 600; }
 .form-FULL { color: #2f855a; font-weight: 600; }
 meter { width: 100%; height: 1.2rem; }
+.requests { border: 2px solid var(--accent); border-radius: 8px; padding: .5rem .8rem; margin: .5rem 0; }
+.request + .request { border-top: 1px solid var(--line); margin-top: .6rem; padding-top: .6rem; }
+.request h3 { margin: 0 0 .3rem; }
+.request pre.arguments { margin: .2rem 0; padding: .3rem .5rem; background: var(--soft); border-radius: 6px; white-space: pre-wrap; word-break: break-word; max-height: 10rem; overflow: auto; }
+.request-text { white-space: pre-wrap; margin: .2rem 0; }
+.request fieldset { border: 0; padding: 0; margin: 0; }
+.request .field { display: flex; flex-direction: column; gap: .15rem; margin: .35rem 0; }
+.request .field.check { flex-direction: row; flex-wrap: wrap; align-items: center; gap: .4rem; }
+.request .field.check small { flex-basis: 100%; }
+.request textarea.json { font-family: ui-monospace, monospace; }
+.request [aria-invalid="true"] { border-color: var(--bad); outline: 2px solid var(--bad); }
+.request button.approve { border-color: #2f855a; }
+.request button.deny { border-color: var(--bad); }
+.request-status { margin: .3rem 0 0; min-height: 1.2em; }
+.decision { margin: .2rem 0 0; white-space: pre-wrap; }
+.decision .badge { margin: 0 .2rem 0 0; }
+.decision.approved .badge { color: #2f855a; }
+.decision.denied .badge { color: var(--bad); }
 .messages { padding-left: 1.2rem; }
 .messages pre { white-space: pre-wrap; word-break: break-word; font-size: .85em; max-height: 20rem; overflow: auto; margin: .2rem 0; }
 @media (max-width: 800px) {
   body { height: auto; }
   .layout { grid-template-columns: 1fr; }
-  .panel, .chat, .turns { border-right: 0; border-bottom: 1px solid var(--line); overflow: visible; }
+  .panel, .chat, .conversation { border-right: 0; border-bottom: 1px solid var(--line); overflow: visible; }
   .layout nav { order: 2; }
   .details { order: 3; }
 }
 `;
 
-let script: Promise<string> | null = null;
+/**
+ * The page's scripts, served at `/playground/<name>.js`: client.js is the page's, the others the modules
+ * it imports (their imports are relative, so the browser asks for them next to it).
+ */
+export const PLAYGROUND_MODULES = ["client", "dom", "requests-panel", "schema-form"] as const;
 
 /**
- * The page's script: client.js next to this module (tsc builds it at `npm run build`); from the sources
- * (tsx, the tests) it is client.ts compiled by the TypeScript compiler, which is there in development.
+ * One of the page's scripts: <name>.js next to this module (tsc builds it at `npm run build`); from the
+ * sources (tsx, the tests) it is <name>.ts compiled by the TypeScript compiler, which is there in development.
  */
-function clientScript(): Promise<string> {
-  return (script ??= (async () => {
-    try {
-      return await readFile(new URL("./client.js", import.meta.url), "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-    const source = await readFile(new URL("./client.ts", import.meta.url), "utf8");
-    const typescript = (await import("typescript")).default;
-    return typescript.transpileModule(source, {
-      compilerOptions: { target: typescript.ScriptTarget.ES2022, module: typescript.ModuleKind.ESNext },
-    }).outputText;
-  })().catch((error: unknown) => {
-    script = null;
-    throw new ProblemError(
-      500,
-      "Playground script missing",
-      `The playground's script could not be read or compiled (${String(error)}): run \`npm run build\`.`,
-    );
-  }));
+async function moduleScript(name: string): Promise<string> {
+  try {
+    return await readFile(new URL(`./${name}.js`, import.meta.url), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const source = await readFile(new URL(`./${name}.ts`, import.meta.url), "utf8");
+  const typescript = (await import("typescript")).default;
+  return typescript.transpileModule(source, {
+    compilerOptions: { target: typescript.ScriptTarget.ES2022, module: typescript.ModuleKind.ESNext },
+  }).outputText;
 }
 
-/** Serve the playground: the page at `/`, its script and its style. They need no API key; the page asks for one. */
+/** Serve the playground: the page at `/`, its scripts and its style. They need no API key; the page asks for one. */
 export function playgroundRoutes(hono: OpenAPIHono<AppEnv>): void {
+  // Each script is read (or compiled) once per app; a failure is not kept, so the next request tries again.
+  const scripts = new Map<string, Promise<string>>();
+  const script = (name: string): Promise<string> => {
+    let loading = scripts.get(name);
+    if (loading === undefined) {
+      loading = moduleScript(name).catch((error: unknown) => {
+        scripts.delete(name);
+        throw new ProblemError(
+          500,
+          "Playground script missing",
+          `The playground's script ${name}.js could not be read or compiled (${String(error)}): run \`npm run build\`.`,
+        );
+      });
+      scripts.set(name, loading);
+    }
+    return loading;
+  };
   hono.get("/", (c) => c.html(PLAYGROUND_HTML));
   hono.get("/playground.css", (c) => c.body(PLAYGROUND_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
-  hono.get("/playground.js", async (c) =>
-    c.body(await clientScript(), 200, { "content-type": "text/javascript; charset=utf-8" }),
-  );
+  for (const name of PLAYGROUND_MODULES)
+    hono.get(`/playground/${name}.js`, async (c) =>
+      c.body(await script(name), 200, { "content-type": "text/javascript; charset=utf-8" }),
+    );
 }
