@@ -1,6 +1,6 @@
 // The dependency rule (DESIGN.md §2): each layer imports only the layers below it, type imports included.
 // domain <- ports <- runtime <- toolkit; adapters implement ports; temporal, app and the command line sit on
-// top; nothing in src/ reaches activities/, workflows/, worker.ts or the examples.
+// top; only src/worker reaches activities/ and workflows/; nothing in src/ reaches worker.ts or the examples.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative, resolve } from "node:path";
 import { expect, it } from "vitest";
@@ -22,6 +22,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // src/index.ts, the package's root: the common path, no heavy adapter behind it.
   root: ["domain", "ports", "runtime", "toolkit", "adapters"],
   activities: ["domain", "ports", "runtime", "toolkit", "adapters", "temporal"],
+  // src/worker: the worker's library (worker.ts is its entry), over the activities and the workflow bundle.
+  worker: ["domain", "ports", "runtime", "toolkit", "adapters", "temporal", "activities", "workflows"],
 };
 
 /** The layer of a file, from its path relative to the repository. */
