@@ -6,13 +6,14 @@
 import type { LiveChannel } from "../src/ports/live.js";
 import type { Observer } from "../src/ports/observer.js";
 import type { AgentCatalog } from "../src/runtime/catalog.js";
-import type { TurnActivities } from "../src/temporal/contract.js";
+import type { RerunActivities, TurnActivities } from "../src/temporal/contract.js";
 import { callUnit } from "./call-unit.js";
 import { closeTurn } from "./close-turn.js";
 import { failTurn } from "./fail-turn.js";
 import { nextWork } from "./next-work.js";
 import { openTurn } from "./open-turn.js";
 import { expireRequest, recordAnswer } from "./requests.js";
+import { recordedInputs } from "./rerun.js";
 import { handBackTask, handOffTask } from "./task-parts.js";
 import type { Authorize } from "../src/temporal/authorize.js";
 import type { TurnAccess } from "./turn-access.js";
@@ -29,8 +30,8 @@ export interface ActivitiesOptions {
   live?: LiveChannel;
 }
 
-/** The activities a worker registers for the turn workflow. */
-export function createActivities(options: ActivitiesOptions): TurnActivities {
+/** The activities a worker registers for the turn workflow and the re-run workflow. */
+export function createActivities(options: ActivitiesOptions): TurnActivities & RerunActivities {
   const access: TurnAccess = {
     catalog: options.catalog,
     observer: options.observer ?? options.catalog.observer,
@@ -49,6 +50,7 @@ export function createActivities(options: ActivitiesOptions): TurnActivities {
     expireRequest: (argument) => expireRequest(access, argument),
     failTurn: (argument) => failTurn(access, argument),
     closeTurn: (argument) => closeTurn(access, argument),
+    recordedInputs: (argument) => recordedInputs(access, argument),
   };
 }
 

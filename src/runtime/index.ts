@@ -53,6 +53,15 @@ export type { RunOptions } from "./runner/local.js";
 export { replay, rebuildCalls, explainCall } from "./replay.js";
 export type { ReplayedCall, RebuildOptions, BuildGraph } from "./replay.js";
 export { whatIf, whatIfThreads, differenceOf } from "./what-if.js";
+export { compareRerun, rerunMarkdown } from "./rerun-report.js";
+export type {
+  AnswerJudge,
+  Changes,
+  CompareRerunOptions,
+  RerunReport,
+  RerunTotals,
+  TurnComparison,
+} from "./rerun-report.js";
 export { Spending, BudgetExceededError } from "./spending.js";
 export type { SpendingLimits } from "./spending.js";
 export { usageReport } from "./usage-report.js";

@@ -468,3 +468,47 @@ export interface TurnActivities {
   /** Gives the lease up and summarises the turn when no unit closed it: the workflow's result. */
   closeTurn(argument: CloseTurnArgument): Promise<TurnResult>;
 }
+
+/** The name of the re-run workflow, as clients start it. */
+export const RERUN_WORKFLOW = "soevRerun";
+
+/** A batch that re-runs recorded threads' inputs, turn by turn, against a candidate agent. */
+export interface RerunArgument {
+  /** The batch's id: the candidate threads' ids are made from it (rerunThreadIdOf). */
+  batchId: string;
+  /** The recorded threads to re-run, each of `agent`. */
+  threadIds: string[];
+  /** The agent that recorded the threads (its catalog decodes them). */
+  agent: string;
+  /** The candidate: its agent's name, the task queue its workers poll, and the model its turns run on (default: each input's). */
+  candidate: { agent: string; taskQueue: string; model?: string | null };
+  /** How many threads re-run at once. Default 4. */
+  concurrency?: number;
+  /** The most candidate turns the batch runs; the rest are skipped. Default no limit. */
+  maxTurns?: number;
+  /** The candidate turns' settings. */
+  settings?: TurnSettings;
+}
+
+/** What a re-run did: counts and ids, never the conversations (compare them with compareRerun). */
+export interface RerunResult {
+  batchId: string;
+  threads: number;
+  /** The candidate turns that ran to an answer. */
+  turns: number;
+  /** The candidate turns that failed. */
+  failed: number;
+  /** The turns skipped once maxTurns was reached. */
+  skipped: number;
+}
+
+/** The id of the candidate thread that re-runs `threadId` in batch `batchId`. */
+export function rerunThreadIdOf(batchId: string, threadId: string): string {
+  return `rerun-${batchId}-${threadId}`;
+}
+
+/** The activities of the re-run workflow. */
+export interface RerunActivities {
+  /** The inputs of a recorded thread's turns on its main stream, in order. */
+  recordedInputs(argument: { agent: string; threadId: string }): Promise<TurnInput[]>;
+}

@@ -48,6 +48,8 @@ export {
   MAX_ARGUMENT_DEPTH,
   MAX_INPUT_BYTES,
   inputSizeProblem,
+  RERUN_WORKFLOW,
+  rerunThreadIdOf,
 } from "./contract.js";
 export type {
   TurnArgument,
@@ -62,4 +64,9 @@ export type {
   AnswerArgument,
   AnswerResult,
   TurnStatus,
+  RerunArgument,
+  RerunResult,
+  RerunActivities,
 } from "./contract.js";
+export { startRerun, rerunWorkflowIdOf } from "./rerun.js";
+export type { StartRerunOptions, RerunHandle } from "./rerun.js";
