@@ -25,7 +25,9 @@ export async function main(argv: readonly string[], write = (text: string) => vo
     return 2;
   }
   try {
-    return await (await load())(rest, write);
+    return await (
+      await load()
+    )(rest, write);
   } catch (error) {
     // Bad arguments (parseArgs' TypeError) and the framework's own errors are the caller's to fix: no stack.
     if (!(error instanceof TypeError || SoevError.isInstance(error))) throw error;
