@@ -10,6 +10,7 @@ export type Command = (argv: readonly string[], write: (text: string) => void) =
 // Loaded on use: a command's dependencies (the MCP SDK, the Temporal client) cost the others nothing.
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   mcp: async () => (await import("./mcp-command.js")).mcpCommand,
+  rerun: async () => (await import("./rerun-command.js")).rerunCommand,
   usage: async () => (await import("./usage-command.js")).usageCommand,
   whatif: async () => (await import("./what-if-command.js")).whatIfCommand,
 };

@@ -6,8 +6,8 @@
 import { parseArgs } from "node:util";
 import { ValueError } from "../domain/errors.js";
 import { storeFromEnvironment } from "../adapters/stores/from-environment.js";
-import type { TraceStore } from "../ports/store.js";
 import { catalogFrom } from "../runtime/catalog-module.js";
+import { positiveInteger, storeThreadIds } from "./arguments.js";
 import { whatIf, whatIfThreads, type WhatIfCall } from "../runtime/what-if.js";
 
 const USAGE = `usage: soev-agents whatif (THREAD | --all) --catalog MODULE --candidate MODULE [--call N] [--limit N] [--json]
@@ -46,7 +46,7 @@ export async function whatIfCommand(argv: readonly string[], write: (text: strin
     const recorded = await catalogFrom(values.catalog, store);
     const candidate = await catalogFrom(values.candidate, store);
     if (threadId === undefined) {
-      const threads = await threadIds(store, positiveInteger(values.limit ?? "1000", "--limit"));
+      const threads = await storeThreadIds(store, positiveInteger(values.limit ?? "1000", "--limit"));
       const summary = await whatIfThreads(recorded, candidate, threads);
       write(values.json ? `${JSON.stringify(summary, null, 2)}\n` : summaryLines(summary).join("\n") + "\n");
       return 0;
@@ -62,25 +62,6 @@ export async function whatIfCommand(argv: readonly string[], write: (text: strin
   } finally {
     await store.close();
   }
-}
-
-async function threadIds(store: TraceStore, limit: number): Promise<string[]> {
-  const ids: string[] = [];
-  let before: string | null = null;
-  while (ids.length < limit) {
-    const page = await store.threads({ limit: Math.min(100, limit - ids.length), before });
-    if (page.length === 0) break;
-    ids.push(...page.map(([id]) => id));
-    before = page.at(-1)![0];
-  }
-  return ids;
-}
-
-function positiveInteger(text: string, option: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new ValueError(`${option} takes a whole number from 1, not "${text}".`);
-  return value;
 }
 
 const FORMS = ["STUBBED", "COMPRESSED", "FULL"];

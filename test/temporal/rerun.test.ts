@@ -1,13 +1,22 @@
 // Re-runs on Temporal: 20 recorded threads re-run against a candidate agent as a durable batch, the worker
 // SIGKILLed mid-batch and replaced. The batch finishes with each candidate turn once; the comparison counts
 // the changed answers and the lost sources exactly; the recorded threads are byte for byte unchanged.
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { compareRerun, rerunMarkdown } from "../../src/runtime/rerun-report.js";
 import { startRerun } from "../../src/temporal/rerun.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { TOWN_MODEL } from "../fixtures/temporal/town.js";
 import { changedByCandidate, rerunCatalog, rerunQuestion } from "../fixtures/rerun-catalog.js";
-import { connectClient, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
+import {
+  connectClient,
+  temporalAddress,
+  temporalNamespace,
+  uniqueTaskQueue,
+  type TestClient,
+} from "../support/temporal.js";
 import { openStore, sharedBundleFile, spawnWorker, withWorker, type TestStore } from "./harness.js";
 
 const THREADS = 20;
@@ -104,3 +113,56 @@ it("re-runs 20 recorded threads through a worker's SIGKILL: counts exact, nothin
   );
   expect(rerunMarkdown(report)).toContain(`| Answers changed | ${changed} (0 the same in meaning) |`);
 }, 180_000);
+
+it("re-runs threads from the command line and prints the comparison", async () => {
+  const postgres = await openStore("postgres");
+  try {
+    const catalog = rerunCatalog(postgres.store);
+    const taskQueue = uniqueTaskQueue("rerun-cli");
+    const threadIds = ["cli-0", "cli-1", "cli-2"];
+    const module = fileURLToPath(new URL("../fixtures/rerun-catalog-module.ts", import.meta.url));
+    const spec = postgres.spec as { postgres: string; schema: string };
+    const cli = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
+    const { stdout } = await withWorker(catalog, taskQueue, async () => {
+      for (const [index, threadId] of threadIds.entries())
+        await (
+          await startTurn(temporal.client, {
+            agent: "assistant",
+            threadId,
+            input: { payload: rerunQuestion(index), model: TOWN_MODEL },
+            taskQueue,
+          })
+        ).result();
+      const args = [
+        "--import",
+        "tsx",
+        cli,
+        "rerun",
+        ...threadIds,
+        "--agent",
+        "assistant",
+        "--candidate-agent",
+        "candidate",
+      ];
+      return promisify(execFile)(
+        process.execPath,
+        [...args, "--batch", "cli", "--catalog", module, "--candidate", module],
+        {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: temporalAddress(),
+            TEMPORAL_NAMESPACE: temporalNamespace(),
+            TEMPORAL_TASK_QUEUE: taskQueue,
+            DATABASE_URL: spec.postgres,
+            SOEV_DATABASE_SCHEMA: spec.schema,
+          },
+        },
+      );
+    });
+    expect(stdout).toContain("batch cli: 3 threads, 3 turns re-run, 0 failed, 0 skipped");
+    expect(stdout).toContain("| Answers changed | 1 (0 the same in meaning) |");
+    expect(stdout).toContain("| `cli-0` | 1 | changed | `waste-collection#2` |");
+  } finally {
+    await postgres.close();
+  }
+}, 120_000);
