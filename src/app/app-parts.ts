@@ -1,5 +1,6 @@
 /** What the app's routes share: the context they read and the parts createApp gives them. */
 import type { Client } from "@temporalio/client";
+import type { Clock } from "../ports/clock.js";
 import type { LiveChannel } from "../ports/live.js";
 import type { AgentCatalog } from "../runtime/catalog.js";
 import type { Authorize } from "../temporal/authorize.js";
@@ -22,6 +23,10 @@ export interface AppParts {
   settings: TurnSettings | undefined;
   temporalUi: string | null;
   limits: ResolvedLimits;
+  /** The secret browser tokens are signed with. */
+  tokenSecret: Uint8Array;
+  /** Where the app reads the time. */
+  clock: Clock;
   /** Aborts when the app closes: open event streams end. */
   closing: AbortSignal;
 }

@@ -3,6 +3,7 @@
  * Events with the model's text live, shows threads and model calls, and cancels turns. Every /threads
  * route needs an API key; errors are problem details; the OpenAPI 3.1 document is at /openapi.json.
  */
+import { randomBytes } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -12,12 +13,13 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { InProcessLiveChannel } from "../adapters/live/in-process.js";
 import { SoevError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
+import { SYSTEM_CLOCK } from "../ports/clock.js";
 import { scrubSecrets } from "../ports/secrets.js";
 import { aroundGuarded, ignored } from "../runtime/runner/work.js";
 import { InputDeniedError, UnknownThreadError } from "../runtime/errors.js";
 import { DEFAULT_TASK_QUEUE } from "../temporal/contract.js";
 import { TurnRunningError } from "../temporal/errors.js";
-import { checkedLimits, DEFAULT_TEMPORAL_UI, type AppOptions, type PrincipalOf } from "./options.js";
+import { checkedLimits, DEFAULT_TEMPORAL_UI, tokenSecretOf, type AppOptions } from "./options.js";
 import type { AppEnv, AppParts } from "./app-parts.js";
 import { hostCheck, LOOPBACK_HOSTS } from "./hosts.js";
 import { jsonDepthCheck } from "./json-depth.js";
@@ -27,6 +29,7 @@ import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
 import { docsRoutes } from "./docs.js";
 import { threadRoutes } from "./routes.js";
+import { tokenPrincipal, tokenRoutes } from "./token-routes.js";
 
 export type { AppEnv, AppParts } from "./app-parts.js";
 
@@ -76,6 +79,9 @@ export function createApp(options: AppOptions): SoevApp {
     settings: options.settings,
     temporalUi: options.temporalUi === undefined ? DEFAULT_TEMPORAL_UI : options.temporalUi,
     limits,
+    // A random secret of the process when none is given: its tokens open no other replica, and die with it.
+    tokenSecret: options.tokenSecret === undefined ? randomBytes(32) : tokenSecretOf(options.tokenSecret),
+    clock: options.clock ?? SYSTEM_CLOCK,
     closing: closing.signal,
   };
   const hono = new OpenAPIHono<AppEnv>({
@@ -112,9 +118,10 @@ export function createApp(options: AppOptions): SoevApp {
   }
   hono.use("*", secureHeaders(SECURE_HEADERS));
   if (options.hosts !== null) hono.use("*", hostCheck(options.hosts ?? LOOPBACK_HOSTS));
-  hono.use("/threads", authentication(options.principalOf));
-  hono.use("/threads/*", authentication(options.principalOf));
-  hono.use("/agents", authentication(options.principalOf));
+  const authenticated = authentication(options, parts);
+  hono.use("/threads", authenticated);
+  hono.use("/threads/*", authenticated);
+  hono.use("/agents", authenticated);
   hono.use(
     "*",
     bodyLimit({
@@ -143,17 +150,25 @@ export function createApp(options: AppOptions): SoevApp {
   );
   healthRoutes(hono, parts);
   threadRoutes(hono, parts);
+  tokenRoutes(hono, parts);
   requestRoutes(hono, parts);
   playgroundRoutes(hono);
   docsRoutes(hono);
   hono.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer" });
+  hono.openAPIRegistry.registerComponent("securitySchemes", "browserToken", {
+    type: "apiKey",
+    in: "query",
+    name: "token",
+    description: "A browser token of one thread (POST /threads/{threadId}/token): opens only its GET streams.",
+  });
   hono.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {
       title: "soev-agents",
       version: options.catalog.version ?? "0",
       description:
-        "Start, follow and stop durable agent turns. Every /threads route needs `Authorization: Bearer <API key>`.",
+        "Start, follow and stop durable agent turns. Every /threads route needs `Authorization: Bearer <API key>`; " +
+        "a thread's GET streams also take a browser token as `?token=` (POST /threads/{threadId}/token).",
     },
     security: [{ apiKey: [] }],
   });
@@ -191,9 +206,18 @@ const SECURE_HEADERS: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   strictTransportSecurity: false,
 };
 
-/** The API key check: the principal of `Authorization: Bearer <key>`, else 401. */
-function authentication(principalOf: PrincipalOf): MiddlewareHandler<AppEnv> {
+/**
+ * The API key check: the principal of `Authorization: Bearer <key>`, else 401. Without the header, a stream
+ * route takes a browser token of its thread as `?token=`.
+ */
+function authentication(options: AppOptions, parts: AppParts): MiddlewareHandler<AppEnv> {
+  const { principalOf } = options;
   return async (c, next) => {
+    const token = c.req.query("token");
+    if (c.req.header("authorization") === undefined && token !== undefined) {
+      c.set("principal", tokenPrincipal(c, parts, token));
+      return next();
+    }
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const principal = match ? await principalOf(match[1]!) : null;

@@ -2,6 +2,7 @@
 import type { Client } from "@temporalio/client";
 import { ValueError } from "../domain/errors.js";
 import type { LiveChannel } from "../ports/live.js";
+import type { Clock } from "../ports/clock.js";
 import type { Observer } from "../ports/observer.js";
 import type { AgentCatalog } from "../runtime/catalog.js";
 import type { Authorize } from "../temporal/authorize.js";
@@ -21,6 +22,8 @@ export interface AppLimits {
    * to a request that the trace shows waits for its turn's workflow to take it. Default 20.
    */
   startSeconds?: number;
+  /** Seconds a browser token (POST /threads/{threadId}/token) is valid. Default 300. */
+  tokenSeconds?: number;
 }
 
 /** What createApp needs: a Temporal client, the catalog, how API keys map to principals; the rest has defaults. */
@@ -53,6 +56,15 @@ export interface AppOptions {
    * host when a proxy in front checks it.
    */
   hosts?: readonly string[] | null;
+  /**
+   * The secret browser tokens are signed with (HMAC-SHA256), at least 32 bytes (`openssl rand -hex 32`).
+   * Default: a random secret of the process, so its tokens die with it. Replicas of the app behind one load
+   * balancer must share one (`npm run app:server` reads SOEV_TOKEN_SECRET), or a token one made is refused
+   * by the others.
+   */
+  tokenSecret?: string | Uint8Array;
+  /** Where the app reads the time (browser tokens' expiry). Default the machine's clock. */
+  clock?: Clock;
 }
 
 /** The options with their defaults. */
@@ -60,10 +72,16 @@ export interface ResolvedLimits {
   bodyBytes: number;
   keepAliveSeconds: number;
   startSeconds: number;
+  tokenSeconds: number;
 }
 
 /** The defaults of the limits. */
-export const DEFAULT_APP_LIMITS: ResolvedLimits = { bodyBytes: 65_536, keepAliveSeconds: 15, startSeconds: 20 };
+export const DEFAULT_APP_LIMITS: ResolvedLimits = {
+  bodyBytes: 65_536,
+  keepAliveSeconds: 15,
+  startSeconds: 20,
+  tokenSeconds: 300,
+};
 
 /** The default base URL of the Temporal UI: the dev server's. */
 export const DEFAULT_TEMPORAL_UI = "http://localhost:8233";
@@ -84,10 +102,22 @@ export function checkedLimits(options: AppOptions): ResolvedLimits {
     (!Array.isArray(options.hosts) || options.hosts.some((name) => typeof name !== "string" || name === ""))
   )
     throw new ValueError('createApp\'s `hosts` must be a list of host names (such as ["app.example.com"]), or null.');
+  if (options.tokenSecret !== undefined && tokenSecretOf(options.tokenSecret).length < MIN_SECRET_BYTES)
+    throw new ValueError(
+      `createApp's \`tokenSecret\` must have at least ${MIN_SECRET_BYTES} bytes: make one with \`openssl rand -hex 32\`.`,
+    );
   const limits = { ...DEFAULT_APP_LIMITS, ...options.limits };
   for (const [name, value] of Object.entries(limits)) {
     if (typeof value !== "number" || !(value > 0))
       throw new ValueError(`createApp's limits.${name} must be a positive number, not ${JSON.stringify(value)}.`);
   }
   return limits;
+}
+
+/** The fewest bytes a token secret may have. */
+const MIN_SECRET_BYTES = 32;
+
+/** The bytes of a token secret: a string's UTF-8. */
+export function tokenSecretOf(secret: string | Uint8Array): Uint8Array {
+  return typeof secret === "string" ? Buffer.from(secret, "utf8") : secret;
 }

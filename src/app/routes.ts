@@ -40,6 +40,8 @@ export const refusals = {
   401: problemContent("No API key, or one the app does not know."),
   404: problemContent("No such thread of the caller's."),
 };
+/** The stream routes take the API key, or a browser token of the thread as `?token=`. */
+const STREAM_SECURITY: Record<string, string[]>[] = [{ apiKey: [] }, { browserToken: [] }];
 /** An OpenAPI request body of JSON with `schema`. */
 export const body = <T>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
 
@@ -85,6 +87,7 @@ export const eventsRoute = createRoute({
     "`fragment` (the model's text or reasoning while it writes; a higher `attempt` of the same `key` replaces a lower one's text), " +
     "and `end` (the running turn completed, failed or was cancelled). Comments keep the connection alive.",
   request: { params: ThreadIdParam, query: EventsQuery },
+  security: STREAM_SECURITY,
   responses: {
     200: { description: "The event stream.", content: { "text/event-stream": { schema: { type: "string" } } } },
     ...refusals,
@@ -101,6 +104,7 @@ export const uiStreamRoute = createRoute({
     "stream protocol v1 (header `x-vercel-ai-ui-message-stream: v1`): text and reasoning parts, tool inputs and " +
     "outputs, the cited passages as source documents, a failure as an error, then `finish` and `[DONE]`.",
   request: { params: ThreadIdParam, query: EventsQuery },
+  security: STREAM_SECURITY,
   responses: {
     200: { description: "The UI message stream.", content: { "text/event-stream": { schema: { type: "string" } } } },
     ...refusals,

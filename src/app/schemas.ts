@@ -66,7 +66,29 @@ export const EventsQuery = z.object({
       param: { name: "after", in: "query" },
       description: "Send the events after this position (the `id` of the last event received); Last-Event-ID wins.",
     }),
+  token: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({
+      param: { name: "token", in: "query" },
+      description:
+        "A browser token of this thread (POST /threads/{threadId}/token), for a client that cannot send the " +
+        "`Authorization` header, such as a browser's EventSource. The header wins when both are sent.",
+    }),
 });
+
+export const BrowserToken = z
+  .object({
+    token: z.string().openapi({ description: "Opens this thread's streams as `?token=` until `expiresAt`." }),
+    threadId: z.string(),
+    expiresAt: z
+      .string()
+      .openapi({ description: "When the token expires (ISO 8601).", example: "2026-01-01T12:05:00.000Z" }),
+    events: z.string().openapi({ description: "The URL of the thread's event stream with the token." }),
+    uiStream: z.string().openapi({ description: "The URL of the thread's UI message stream with the token." }),
+  })
+  .openapi("BrowserToken");
 
 export const ThreadsQuery = z.object({
   limit: z.coerce
