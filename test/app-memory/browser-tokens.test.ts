@@ -3,6 +3,8 @@
 // expired one, a changed one or one of an app with another secret is a 401 saying to ask for a new one; a token
 // opens no other route, mints no token, and another principal gets no token of the thread.
 import { describe, expect, it } from "vitest";
+import { Input } from "../../src/domain/events.js";
+import { EventTypes } from "../../src/domain/registry.js";
 import type { Clock } from "../../src/ports/clock.js";
 import { memoryApp } from "../fixtures/app/memory-app.js";
 
@@ -65,15 +67,19 @@ describe("browser tokens", () => {
     await app.close();
   });
 
-  it("refuse a token of another thread, a changed one and one of another secret, saying why", async () => {
+  it("refuse a token of another thread of the same principal, a changed one and one of another secret, saying why", async () => {
     const { app, store } = await memoryApp({ tokenSecret: SECRET });
+    // A second thread of the same principal: her token of the first must not open it.
+    await store.append("alice-second", [
+      new EventTypes().check({ ...Input({ payload: "And parking?", principal: "alice" }), origin: "assistant" }),
+    ]);
     const other = await memoryApp({ tokenSecret: `${SECRET}-other` });
     const { token } = await issue(app);
     const otherToken = (await issue(other.app)).token;
     const [body, signature] = token.split(".") as [string, string];
     const flipped = `${body}.${signature.slice(0, -1)}${signature.endsWith("A") ? "B" : "A"}`;
     const cases: [string, string, RegExp][] = [
-      ["/threads/bob-thread/events", token, /opens thread "alice-thread", not this one/],
+      ["/threads/alice-second/events", token, /opens thread "alice-thread", not this one/],
       ["/threads/alice-thread/events", flipped, /signature does not match/],
       ["/threads/alice-thread/ui-stream", otherToken, /signature does not match.*SOEV_TOKEN_SECRET/],
       ["/threads/alice-thread/events", "not-a-token", /not a browser token/],
@@ -84,7 +90,7 @@ describe("browser tokens", () => {
       expect(refused.body!.title).toBe("Browser token refused");
       expect(refused.body!.detail).toMatch(detail);
     }
-    expect(await store.threads({ limit: 10 })).toHaveLength(1);
+    expect(await store.threads({ limit: 10 })).toHaveLength(2);
     await app.close();
     await other.app.close();
   });
