@@ -8,7 +8,10 @@
  * a function of the trace store that returns the AgentCatalog the workers serve; default the example
  * catalog), SOEV_DEFAULT_MODEL (the model of a turn that names none), PORT, HOST, SOEV_API_KEYS and
  * SOEV_APP_HOSTS (as `npm run app`), SOEV_TURN_SETTINGS (JSON TurnSettings of the turns it starts, such as
- * {"heartbeatSeconds": 5}), TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_UI.
+ * {"heartbeatSeconds": 5}), TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_UI,
+ * SOEV_TOKEN_SECRET (the secret browser tokens are signed with, at least 32 bytes such as `openssl rand -hex 32`:
+ * every replica needs the same one, or a token one replica made is refused by the others; without it each
+ * replica makes its own, and a token opens streams on its replica only).
  */
 import { Client, Connection } from "@temporalio/client";
 import { PostgresLiveChannel } from "./src/adapters/live/postgres.js";
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
     ...(process.env.SOEV_TURN_SETTINGS ? { settings: turnSettings(process.env.SOEV_TURN_SETTINGS) } : {}),
     ...(process.env.TEMPORAL_UI ? { temporalUi: process.env.TEMPORAL_UI } : {}),
     hosts,
+    ...(process.env.SOEV_TOKEN_SECRET ? { tokenSecret: process.env.SOEV_TOKEN_SECRET } : {}),
   });
   const served = await serveApp(app, { port, hostname });
   console.log(JSON.stringify({ event: "listening", url: served.url }));

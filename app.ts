@@ -9,7 +9,8 @@
  * ("key=principal,..."; default "dev-key=dev", refused unless HOST is loopback), SOEV_APP_HOSTS (host
  * names it answers to besides localhost, 127.0.0.1 and [::1], such as "app.example.com"), TEMPORAL_ADDRESS,
  * TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_UI, DATABASE_URL or SOEV_DATA_DIR (as the worker),
- * TEMPORAL_CLI_PATH (the dev server's binary; else examples/temporal-cli.ts finds one or the SDK downloads it).
+ * TEMPORAL_CLI_PATH (the dev server's binary; else examples/temporal-cli.ts finds one or the SDK downloads it),
+ * SOEV_TOKEN_SECRET (the secret browser tokens are signed with; default a random one of the process).
  */
 import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     defaultModel: model.resolve(null),
     temporalUi,
     hosts,
+    ...(process.env.SOEV_TOKEN_SECRET ? { tokenSecret: process.env.SOEV_TOKEN_SECRET } : {}),
   });
   const served = await serveApp(app, { port, hostname });
   const [key] = keys.keys();

@@ -111,6 +111,27 @@ describe("browser tokens", () => {
     await app.close();
   });
 
+  it("are in the OpenAPI document: the token route, and the stream routes' ?token= and security scheme", async () => {
+    const { app } = await memoryApp();
+    const document = (await (await app.hono.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { security?: unknown; parameters?: { name: string; in: string }[] }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    expect(document.components.securitySchemes.browserToken).toMatchObject({
+      type: "apiKey",
+      in: "query",
+      name: "token",
+    });
+    expect(document.paths["/threads/{threadId}/token"]!.post).toBeDefined();
+    for (const path of ["/threads/{threadId}/events", "/threads/{threadId}/ui-stream"]) {
+      const operation = document.paths[path]!.get!;
+      expect(operation.security).toEqual([{ apiKey: [] }, { browserToken: [] }]);
+      expect(operation.parameters).toContainEqual(expect.objectContaining({ name: "token", in: "query" }));
+    }
+    expect(document.paths["/threads/{threadId}"]!.get!.security).toBeUndefined();
+    await app.close();
+  });
+
   it("need a secret of at least 32 bytes when one is given", async () => {
     await expect(memoryApp({ tokenSecret: "short" })).rejects.toThrow(/at least 32 bytes.*openssl rand -hex 32/);
   });

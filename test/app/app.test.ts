@@ -254,6 +254,7 @@ describe("inspecting", () => {
         "POST /threads",
         "POST /threads/{threadId}/cancel",
         "POST /threads/{threadId}/turns",
+        "POST /threads/{threadId}/token",
         "GET /threads/{threadId}/requests",
         "POST /threads/{threadId}/requests/{requestId}",
       ].sort(),

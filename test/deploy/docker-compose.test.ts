@@ -234,6 +234,8 @@ describe("docker-compose.yml", () => {
     const app = environment("app");
     expect(app.DATABASE_URL).toBe(environment("worker").DATABASE_URL);
     expect(app.SOEV_API_KEYS).toMatch(/^\$\{SOEV_API_KEYS:\?/);
+    // One secret for every replica, or a browser token made by one is refused by the others.
+    expect(app.SOEV_TOKEN_SECRET).toMatch(/^\$\{SOEV_TOKEN_SECRET:\?/);
     expect(String(service("app").healthcheck?.test)).toContain("/readyz");
     expect(dependencies("app")).toEqual(dependencies("worker"));
   });
