@@ -86,6 +86,9 @@ export const DEFAULT_APP_LIMITS: ResolvedLimits = {
 /** The default base URL of the Temporal UI: the dev server's. */
 export const DEFAULT_TEMPORAL_UI = "http://localhost:8233";
 
+/** The fewest bytes a token secret may have. */
+const MIN_SECRET_BYTES = 32;
+
 /** Check the options; returns the limits with their defaults. */
 export function checkedLimits(options: AppOptions): ResolvedLimits {
   if (!options || typeof options !== "object")
@@ -113,9 +116,6 @@ export function checkedLimits(options: AppOptions): ResolvedLimits {
   }
   return limits;
 }
-
-/** The fewest bytes a token secret may have. */
-const MIN_SECRET_BYTES = 32;
 
 /** The bytes of a token secret: a string's UTF-8. */
 export function tokenSecretOf(secret: string | Uint8Array): Uint8Array {
