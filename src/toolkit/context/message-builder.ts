@@ -76,10 +76,9 @@ type Settings = Required<Omit<MessageBuilderOptions, "renderers" | "keep">> & {
 export const KEPT_RENDERS: Readonly<KeptThreads> = Object.freeze({ threads: 8, events: 100_000 });
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
-const DEFAULTS: Omit<Settings, "show" | "policy"> = {
+const DEFAULTS: Omit<Settings, "show" | "policy" | "renderers"> = {
   select: null,
   keep: KEPT_RENDERS,
-  renderers: new Map(),
   renderInput: null,
   model: null,
   prompt: null,
