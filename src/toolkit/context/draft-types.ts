@@ -22,7 +22,7 @@ export interface Rendered {
  * functions, and a Map for each would hold more memory than the rest of what the cache keeps of the result.
  */
 export class PairList<K, V> {
-  // Made anew at each set, of its length: a list grown by push keeps spare room for many more.
+  // Made anew at each set, of its length: it is kept as long as its thread.
   private entries: readonly (K | V)[] = [];
 
   /** The value set for `key`, if any. */

@@ -59,9 +59,8 @@ abstract class ListedMap<V> implements ReadonlyMap<string, V> {
 }
 
 /**
- * Result states at their handle's number, listed in the order they were set: a pass and a layout read them in
- * handle order, from a list rather than a table as large as the thread (which at tens of thousands of results
- * misses the processor's caches). Only shown results get a state, and their handles are r1, r2, ...
+ * Result states at their handle's number, listed in the order they were set: passes and layouts read them in
+ * handle order. Only shown results get a state, and their handles are r1, r2, ...
  */
 class StatesByNumber extends ListedMap<ResultState> {
   private readonly byNumber: (ResultState | undefined)[] = [];
@@ -612,7 +611,6 @@ function floorsOf(
   const protect = policy.protect;
   // The `cited` floor is answered from the cache's flags by element number: the same answer, read in order.
   const sources = protect.some((floor) => floor.applies === cited) ? draft.cache.citedIn(view.events) : undefined;
-  // Indexed loops: a pass asks this of every result it shrinks, and an iterator is an object each time.
   for (let index = 0; index < elements.length; index += 1) {
     const element = elements[index]!;
     let lifted: Form = STUBBED;
@@ -627,7 +625,7 @@ function floorsOf(
     }
     if (lifted > form) (lifts ??= []).push(element.id, lifted);
   }
-  // A copy of its length: a list grown by push keeps room for more.
+  // A copy of its length: a shrunk result keeps its floors as long as its thread.
   return lifts === undefined ? FULL_SHAPE.floors : new ListedFloors(lifts.slice());
 }
 
@@ -654,7 +652,6 @@ class ListedFloors extends ListedMap<Form> {
     for (let at = 0; at < this.pairs.length; at += 2) yield [this.pairs[at] as string, this.pairs[at + 1] as Form];
   }
 
-  // Indexed: each shrunk result's key reads its floors (keyOf), and a generator's step is an object each time.
   override forEach(each: (form: Form, id: string, map: ReadonlyMap<string, Form>) => void, self?: unknown): void {
     for (let at = 0; at < this.pairs.length; at += 2)
       each.call(self, this.pairs[at + 1] as Form, this.pairs[at] as string, this);

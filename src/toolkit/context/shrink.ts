@@ -238,7 +238,7 @@ function resultsIn(events: readonly Event[], from: number, to: number): string[]
     const callId = resultOf(events[index]!);
     if (callId !== null) found.push(callId);
   }
-  // A copy of its length: a list grown by push keeps room for more, and a turn's results are kept with its thread.
+  // A copy of its length: a turn's results are kept with its thread.
   return found.slice();
 }
 

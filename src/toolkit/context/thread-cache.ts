@@ -125,9 +125,8 @@ export class ThreadCache {
   /** Each result as each Shorten function made it, checked. */
   readonly formed = new Map<ToolOutput, PairList<Shorten, ToolOutput>>();
   /**
-   * The Sources that the model outputs of a list of the thread's events cite, flagged by element number: the
-   * `cited` floor asks of each element of each result a pass shrinks, in order, and a set of ids as large as a long
-   * thread's citations is a lookup that misses the processor's caches. Ids with no number are kept apart.
+   * The Sources that the model outputs of a list of the thread's events cite, flagged by element number (the
+   * `cited` floor asks about each element of each result a pass shrinks); ids with no number are kept apart.
    */
   readonly citedIn = foldedOver<CitedSources>(
     () => ({ numbers: new Uint8Array(64), others: new Set() }),
@@ -249,7 +248,6 @@ export class ThreadCache {
 
   private newKept(event: Event, kind: EventKind = kindOf(event)): KeptEvent {
     const callId = kind.result ? (event as ToolOutput).callId : null;
-    // Every field at once: one shape for every record, and no property storage added to each later.
     return {
       kind,
       handle: callId === null ? undefined : this.handles.handleOf(callId),

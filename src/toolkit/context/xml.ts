@@ -221,7 +221,7 @@ function piecesOf(element: Element, context: RenderContext): ElementPieces {
     if (shared !== undefined)
       // A copy is measured once or twice: its pieces are found again rather than kept beside the recorded element's.
       return { ...shared, text };
-    // Every field at once, the openings made when first asked: one shape, and no property storage added later.
+    // The openings are made when first asked.
     made = {
       citations: context.citations,
       number,
@@ -483,8 +483,7 @@ const NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
 
 /** Escape a text so it never reads as a tag: &, < and >. */
 export function escapeText(text: string): string {
-  // Most texts hold none of the three: three searches for one character each are cheaper than three replaces,
-  // and than a regular expression's test (a build scans every passage's text once).
+  // Most texts hold none of the three: then the text itself is the answer.
   if (text.indexOf("&") < 0 && text.indexOf("<") < 0 && text.indexOf(">") < 0) return text;
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -504,7 +503,6 @@ function escapedLength(text: string): number {
 
 /** Escape an attribute value: &, <, > and both quotes. */
 export function escapeAttribute(value: string): string {
-  // Attribute values are short: one loop over their characters is cheaper than a regular expression's test.
   for (let index = 0; index < value.length; index += 1) {
     const code = value.charCodeAt(index);
     // &, ', ", < and >.
