@@ -162,8 +162,15 @@ export function planForms(draft: ContextDraft, trace: Trace, planning: Planning)
   for (const [call, end] of callEnds(draft, events).entries()) {
     const last = events[end - 1];
     const found = last === undefined ? undefined : known.get(last)?.get(end);
-    const view = end === events.length ? trace : draft.before(trace, end);
-    forms = found ?? shrinkPass({ draft, view, before: forms, planning, call });
+    forms =
+      found ??
+      shrinkPass({
+        draft,
+        view: end === events.length ? trace : draft.before(trace, end),
+        before: forms,
+        planning,
+        call,
+      });
     if (last === undefined) continue;
     const byLength = kept.get(last) ?? new Map<number, PlannedForms>();
     kept.set(last, byLength.set(end, forms));

@@ -54,6 +54,15 @@ const KINDS: readonly EventKind[] = Object.freeze(
 /** The kind of an event, as the `is` of its types answers (subtypes declared later included). */
 export function kindOf(event: Event): EventKind {
   const type = (event as { type?: unknown }).type as string;
+  // The built-in types' own names, which no later declaration changes the kind of, need no lookup.
+  switch (type) {
+    case "input":
+      return KINDS[1]!;
+    case "model-output":
+      return KINDS[2]!;
+    case "tool-output":
+      return KINDS[16]!;
+  }
   const bits =
     (Input.names.has(type) ? 1 : 0) |
     (ModelOutput.names.has(type) ? 2 : 0) |
