@@ -326,9 +326,8 @@ function textlessElement(source: Element, context: RenderContext): Element {
 function measure(elements: readonly Element[], context: RenderContext, textless?: readonly boolean[]): number {
   const wholes = wholesOf(elements);
   const nested = wholes !== null;
-  // Which elements have parts: their pieces close on a line of their own.
-  const parted = new Array<boolean>(nested ? elements.length : 0).fill(false);
-  if (nested) for (const at of wholes) if (at >= 0) parted[at] = true;
+  // Which elements have parts: searched in place among a few elements, flagged once among many.
+  const parted = nested && elements.length > 16 ? partedOf(wholes) : undefined;
   let length = elements.length === 0 ? 0 : -1;
   const { numbering, lengths } = context;
   for (let index = 0; index < elements.length; index += 1) {
@@ -361,10 +360,18 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
       tag = made.tag.length;
       text = dropped ? 0 : made.text.length;
     }
-    if (nested && parted[index]!) length += opening + text + tag + 7;
+    // An element with parts closes on a line of its own.
+    if (nested && (parted === undefined ? wholes.includes(index) : parted[index])) length += opening + text + tag + 7;
     else length += text === 0 ? opening + 4 : opening + text + tag + 6;
   }
   return length;
+}
+
+// Whether each element is the whole of another.
+function partedOf(wholes: readonly number[]): boolean[] {
+  const parted = new Array<boolean>(wholes.length).fill(false);
+  for (const at of wholes) if (at >= 0) parted[at] = true;
+  return parted;
 }
 
 /**
