@@ -41,9 +41,20 @@ import {
 } from "./render.js";
 import { reopenedOutput } from "./reopen.js";
 import { measureOf, renderOf } from "./xml.js";
-import { changedSince, firstChanged, shapeKey, sizeChanges } from "./form-plan.js";
-import { type Facts, Few, type LaidOut, type Rendered, type ThreadCache, valuesOf } from "./thread-cache.js";
-import { knowHandles, turnStartsOf } from "./shrink.js";
+import { changedSince, firstChanged, shapeKey } from "./result-shapes.js";
+import { type ThreadCache, valuesOf } from "./thread-cache.js";
+import {
+  type KeptEvent,
+  type LaidOut,
+  type Layout,
+  PairList,
+  type PlannedForms,
+  type Rendered,
+  type ShownPlace,
+  ShownResults,
+  type Sizes,
+  type Visible,
+} from "./draft-types.js";
 
 /** How the summary of a Compaction follows the prompt in the system message; {summary} becomes it. */
 export const SUMMARY_TEXT = "A summary of the earlier conversation, which the messages below continue:\n{summary}";
@@ -60,75 +71,6 @@ export interface DraftSettings {
   budget: Budget | null;
   policy: ContextPolicy;
   limits: ModelLimits | null;
-}
-
-/** The events one call shows, and the summary that stands for the events before them. */
-export interface Visible {
-  events: readonly Event[];
-  /**
-   * The handle of each of `events` that is a result, by its place in `events`. Views that extend one another share
-   * one list, which may run past `events`: read only its first `events.length`.
-   */
-  handles: readonly (string | undefined)[];
-  summary: string | null;
-  /** The shown results (with a handle), by handle. */
-  results: ShownResults;
-  /** The characters of the events with every result full, and the count of those shortened even so; absent where shapes cannot be summed. */
-  base?: Sizes;
-}
-
-/**
- * The shown results of a view, by handle. Views that extend one another share one list of the place where
- * each result shows, and each reads only the places before its end: a view that extends another adds its
- * own results to the list and copies none.
- */
-export class ShownResults {
-  constructor(
-    /**
-     * Each result, its place among the shown events, and its facts in the thread's cache, at its handle's number: a
-     * pass reads them in handle order, from a list rather than a table as large as the thread.
-     */
-    readonly places: (ShownPlace | undefined)[],
-    /** How many events the view shows. */
-    readonly end: number,
-  ) {}
-
-  /** The result that `handle` names, if the view shows it. */
-  get(handle: string): ToolOutput | undefined {
-    return this.place(handle)?.result;
-  }
-
-  /** The place of the result that `handle` names, if the view shows it. */
-  place(handle: string): ShownPlace | undefined {
-    const place = this.places[handleNumber(handle)];
-    return place !== undefined && place.at < this.end ? place : undefined;
-  }
-
-  /** Whether the view shows the result that `handle` names. */
-  has(handle: string): boolean {
-    return this.place(handle) !== undefined;
-  }
-}
-
-/** A shown result, its place among the shown events, and its facts (read with it, so a plan looks up neither). */
-export interface ShownPlace {
-  result: ToolOutput;
-  at: number;
-  facts: Facts;
-}
-
-/** Characters of shown events, and how many shown results show less than all of the result. */
-export interface Sizes {
-  characters: number;
-  shortened: number;
-}
-
-/** A laid-out context: its messages and tools, whether it shows a result shortened, and its characters as ChatRequest counts them. */
-export interface Layout {
-  messages: readonly Message[];
-  tools: readonly ToolDef[];
-  shortened: boolean;
-  characters: number;
 }
 
 /** The shared parts of one build. */
@@ -148,7 +90,7 @@ export class ContextDraft {
     readonly cache: ThreadCache,
   ) {
     this.numbering = cache.numbering.upToNow();
-    this.running = new Set(trace.events.slice(turnStartsOf(trace.events).at(-1) ?? 0));
+    this.running = new Set(trace.events.slice(cache.units.turnStarts(trace.events).at(-1) ?? 0));
     const reopen = settings.policy.reopen?.def() ?? null;
     // The tools with reopen, made once per build: each call of the turn that shortens something offers them.
     this.withReopen = reopen === null ? settings.tools : [...settings.tools, reopen];
@@ -163,7 +105,7 @@ export class ContextDraft {
       // The default full form is the result itself: nothing to make or keep.
       if (shorten === asRecorded) return output;
       let byShorten = cache.formed.get(output);
-      if (byShorten === undefined) cache.formed.set(output, (byShorten = new Few()));
+      if (byShorten === undefined) cache.formed.set(output, (byShorten = new PairList()));
       let made = byShorten.get(shorten);
       if (made === undefined) byShorten.set(shorten, (made = shortened(shorten, output, limits, tool)));
       return made;
@@ -204,65 +146,68 @@ export class ContextDraft {
   visible(view: Trace): Visible {
     let visible = this.visibleByView.get(view);
     if (visible !== undefined) return visible;
-    const last = this.cache.lastVisible;
-    const extended =
-      this.settings.select === null && last !== undefined && extendsList(last.view, view.events)
-        ? view.events.slice(last.view.length)
-        : null;
-    const viewFacts = extended === null ? undefined : this.cache.factsIn(view.events);
-    const added = extended?.map((_event, offset) =>
-      this.cache.factsAt(view.events, viewFacts, last!.view.length + offset),
-    );
-    // Events appended after the last view show after its events, unless one of them is a summary.
-    if (extended !== null && added !== undefined && !added.some((facts) => facts.kind.compaction)) {
-      // Each appended event shows: the lists are made at their length at once.
-      const shownBefore = last!.visible.events.length;
-      // Where every event of the last view showed, every event of this one does: its list is the view's own.
-      const events = last!.visible.events === last!.view ? view.events : appended(last!.visible.events, extended);
-      // The last view's handles grow in place unless a view extended it already: each view reads only its own length.
-      const lastHandles = last!.visible.handles as (string | undefined)[];
-      const handles = lastHandles.length === shownBefore ? lastHandles : lastHandles.slice(0, shownBefore);
-      for (const facts of added) handles.push(facts.handle);
-      // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
-      const shared = last!.visible.results.places;
-      const again = added.some(
-        (facts) => facts.handle !== undefined && shared[handleNumber(facts.handle)] !== undefined,
-      );
-      const places = again ? shared.slice() : shared;
-      added.forEach((facts, offset) => {
-        if (facts.handle !== undefined)
-          places[handleNumber(facts.handle)] = {
-            result: extended[offset] as ToolOutput,
-            at: shownBefore + offset,
-            facts,
-          };
-      });
-      visible = { events, handles, summary: last!.visible.summary, results: new ShownResults(places, events.length) };
-      const base = last!.visible.base;
-      if (base !== undefined) visible.base = this.sizes(events, handles, shownBefore, base);
-    } else {
-      const byPlace = this.cache.factsIn(view.events);
-      let last = view.events.length - 1;
-      while (last >= 0 && !this.cache.factsAt(view.events, byPlace, last).kind.compaction) last -= 1;
-      const compaction = last < 0 ? undefined : (view.events[last] as Compaction);
-      const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
-      const selected = this.settings.select === null ? view.events : this.settings.select(view);
-      const handles: (string | undefined)[] = [];
-      const places: (ShownPlace | undefined)[] = [];
-      // A view that shows every event shows its own list: the next view's list extends it (extendsList).
-      const events = this.show(selected, selected === view.events ? byPlace : undefined, replaced, handles, places);
-      visible = {
-        events,
-        handles,
-        summary: compaction?.summary ?? null,
-        results: new ShownResults(places, events.length),
-      };
-    }
+    visible = this.visibleAfterLast(view) ?? this.visibleAnew(view);
     if (visible.base === undefined && this.summable(visible))
       visible.base = this.sizes(visible.events, visible.handles, 0);
     this.visibleByView.set(view, visible);
     if (this.settings.select === null) this.cache.lastVisible = { view: view.events, visible };
     return visible;
+  }
+
+  // The events of a view that extends the view asked about last, when no event appended since is a summary: they
+  // show after the last view's, whose lists this one shares.
+  private visibleAfterLast(view: Trace): Visible | undefined {
+    const last = this.cache.lastVisible;
+    if (this.settings.select !== null || last === undefined || !extendsList(last.view, view.events)) return undefined;
+    const appendedEvents = view.events.slice(last.view.length);
+    const byPlace = this.cache.keptIn(view.events);
+    const added = appendedEvents.map((_event, offset) =>
+      this.cache.keptAt(view.events, byPlace, last.view.length + offset),
+    );
+    if (added.some((kept) => kept.kind.compaction)) return undefined;
+    const before = last.visible;
+    const shownBefore = before.events.length;
+    // Where every event of the last view showed, every event of this one does: its list is the view's own.
+    const events = before.events === last.view ? view.events : appended(before.events, appendedEvents);
+    // The last view's handles grow in place unless a view extended it already: each view reads only its own length.
+    const lastHandles = before.handles as (string | undefined)[];
+    const handles = lastHandles.length === shownBefore ? lastHandles : lastHandles.slice(0, shownBefore);
+    for (const kept of added) handles.push(kept.handle);
+    // A handle that names a second result (a call id recorded twice) would change what the shorter views read.
+    const shared = before.results.places;
+    const again = added.some((kept) => kept.handle !== undefined && shared[handleNumber(kept.handle)] !== undefined);
+    const places = again ? shared.slice() : shared;
+    added.forEach((kept, offset) => {
+      if (kept.handle !== undefined)
+        places[handleNumber(kept.handle)] = {
+          result: appendedEvents[offset] as ToolOutput,
+          at: shownBefore + offset,
+          kept,
+        };
+    });
+    const visible: Visible = {
+      events,
+      handles,
+      summary: before.summary,
+      results: new ShownResults(places, events.length),
+    };
+    if (before.base !== undefined) visible.base = this.sizes(events, handles, shownBefore, before.base);
+    return visible;
+  }
+
+  // The events of a view read from its start: the selection, from the last summary on.
+  private visibleAnew(view: Trace): Visible {
+    const byPlace = this.cache.keptIn(view.events);
+    let last = view.events.length - 1;
+    while (last >= 0 && !this.cache.keptAt(view.events, byPlace, last).kind.compaction) last -= 1;
+    const compaction = last < 0 ? undefined : (view.events[last] as Compaction);
+    const replaced = new Set(view.events.slice(0, compaction === undefined ? 0 : compaction.keptFrom));
+    const selected = this.settings.select === null ? view.events : this.settings.select(view);
+    const handles: (string | undefined)[] = [];
+    const places: (ShownPlace | undefined)[] = [];
+    // A view that shows every event shows its own list: the next view's list extends it (extendsList).
+    const events = this.show(selected, selected === view.events ? byPlace : undefined, replaced, handles, places);
+    return { events, handles, summary: compaction?.summary ?? null, results: new ShownResults(places, events.length) };
   }
 
   // Shapes are summed, not laid out, where every result of the turn's views stays shown and each event's
@@ -285,14 +230,14 @@ export class ContextDraft {
     sizes: Sizes = { characters: 0, shortened: 0 },
   ): Sizes {
     let { characters, shortened } = sizes;
-    const byPlace = this.cache.factsIn(events);
+    const byPlace = this.cache.keptIn(events);
     for (let index = from; index < events.length; index += 1) {
-      const facts = this.cache.factsAt(events, byPlace, index);
+      const kept = this.cache.keptAt(events, byPlace, index);
       if (handles[index] === undefined) {
-        characters += this.messagesOf(events[index]!, facts).characters;
+        characters += this.messagesOf(events[index]!, kept).characters;
         continue;
       }
-      const made = this.result(events[index] as ToolOutput, FULL_SHAPE, facts);
+      const made = this.result(events[index] as ToolOutput, FULL_SHAPE, kept);
       characters += made.length;
       if (made.shortened) shortened += 1;
     }
@@ -303,7 +248,7 @@ export class ContextDraft {
   // place by its handle.
   private show(
     selected: readonly Event[],
-    byPlace: readonly Facts[] | undefined,
+    byPlace: readonly KeptEvent[] | undefined,
     replaced: ReadonlySet<Event>,
     handles: (string | undefined)[],
     places: (ShownPlace | undefined)[],
@@ -312,14 +257,14 @@ export class ContextDraft {
     let events: Event[] | undefined;
     for (let index = 0; index < selected.length; index += 1) {
       const event = selected[index]!;
-      const facts = this.cache.factsAt(selected, byPlace, index);
-      if (facts.kind.compaction || (replaced.size > 0 && replaced.has(event))) {
+      const kept = this.cache.keptAt(selected, byPlace, index);
+      if (kept.kind.compaction || (replaced.size > 0 && replaced.has(event))) {
         events ??= selected.slice(0, index);
         continue;
       }
-      const handle = facts.handle;
+      const handle = kept.handle;
       if (handle !== undefined)
-        places[handleNumber(handle)] = { result: event as ToolOutput, at: handles.length, facts };
+        places[handleNumber(handle)] = { result: event as ToolOutput, at: handles.length, kept };
       events?.push(event);
       handles.push(handle);
     }
@@ -328,33 +273,30 @@ export class ContextDraft {
 
   /** The trace before the event at `index`, as Trace.before makes it; the shrinks read its thread's handles from the cache. */
   before(trace: Trace, index: number): Trace {
-    const view = trace.before(index);
-    // A cut of the thread gives each of its results the handle the whole thread gives it.
-    knowHandles(view.thread.events, this.cache.handles);
-    return view;
+    return trace.before(index);
   }
 
   /** The result to shape: a reopen result with its content drawn in, any other result as recorded. */
-  output(event: ToolOutput, facts: Facts = this.cache.factsOf(event)): ToolOutput {
-    if (!facts.kind.reopened) return event;
-    let drawn = facts.drawn;
-    if (drawn === undefined) {
+  output(event: ToolOutput, kept: KeptEvent = this.cache.keptOf(event)): ToolOutput {
+    if (!kept.kind.reopened) return event;
+    let output = kept.reopenedOutput;
+    if (output === undefined) {
       const wholeResult = (output: ToolOutput) => this.result(output, FULL_SHAPE).content;
       const fullElements = (output: ToolOutput) => this.fullOutput(output).elements;
-      drawn = reopenedOutput(event as Reopened, {
+      output = reopenedOutput(event as Reopened, {
         recordings: this.cache.recordings,
         numbering: this.cache.numbering,
         handles: this.cache.handles,
         wholeResult,
         fullElements,
       });
-      facts.drawn = drawn;
+      kept.reopenedOutput = output;
     }
-    return drawn;
+    return output;
   }
 
-  // A recorded result as the full form of its tool makes it (as recorded without limits); the drawn reopen
-  // result that needs it is kept with the thread, so it is made once.
+  // A recorded result as the full form of its tool makes it (as recorded without limits); the reopen result that
+  // draws it in is kept with the thread, so it is made once.
   private fullOutput(output: ToolOutput): ToolOutput {
     const { limits, policy } = this.settings;
     if (limits === null) return output;
@@ -363,37 +305,37 @@ export class ContextDraft {
   }
 
   /** The name of the tool whose result this is: the reopen tool for a reopen result. */
-  toolOf(event: ToolOutput, facts?: Facts): string | null {
-    if ((facts === undefined ? Reopened.is(event) : facts.kind.reopened) && this.settings.policy.reopen !== null)
+  toolOf(event: ToolOutput, kept?: KeptEvent): string | null {
+    if ((kept === undefined ? Reopened.is(event) : kept.kind.reopened) && this.settings.policy.reopen !== null)
       return this.settings.policy.reopen.name;
-    if (facts === undefined) return this.cache.recordings.toolOf(event.callId);
+    if (kept === undefined) return this.cache.recordings.toolOf(event.callId);
     // The recorded call's tool, looked up once: a result is shaped in several shapes.
-    if (facts.tool === undefined) facts.tool = this.cache.recordings.toolOf(event.callId);
-    return facts.tool;
+    if (kept.tool === undefined) kept.tool = this.cache.recordings.toolOf(event.callId);
+    return kept.tool;
   }
 
   /** A result in a shape, made once per shape (by its form and floors) for as long as the builder keeps the thread. */
-  result(event: ToolOutput, shape: ResultShape, facts: Facts = this.cache.factsOf(event)): ShownResult {
-    const byShape = (facts.shown ??= new Few());
+  result(event: ToolOutput, shape: ResultShape, kept: KeptEvent = this.cache.keptOf(event)): ShownResult {
+    const byShape = (kept.shown ??= new PairList());
     const key = shapeKey(shape);
     let made = byShape.get(key);
     if (made === undefined) {
-      made = shownResult(this.output(event, facts), this.toolOf(event, facts), facts.handle ?? "", shape, this.shaping);
+      made = shownResult(this.output(event, kept), this.toolOf(event, kept), kept.handle ?? "", shape, this.shaping);
       byShape.set(key, made);
     }
     return made;
   }
 
-  /** Lay out the context of a call at `view`, each shown result in its shape (full when `shapes` has none). */
-  layout(view: Trace, shapes: ReadonlyMap<string, ResultShape>): Layout {
+  /** Lay out the context of a call at `view`, each shown result in the shape `forms` gives it (full where none). */
+  layout(view: Trace, forms: PlannedForms): Layout {
     const visible = this.visible(view);
-    const delta = sizeChanges.get(shapes);
-    if (visible.base !== undefined && delta !== undefined) return this.layoutOn(view, visible, shapes, delta);
+    const change = forms.sizeChange;
+    if (visible.base !== undefined && change !== undefined) return this.layoutOn(view, visible, forms, change);
     const messages: Message[] = [];
     let characters = 0;
     const shortened = this.walk(
       view,
-      shapes,
+      forms.states,
       (system) => {
         messages.push(SystemMessage(system));
         characters += system.length;
@@ -417,69 +359,85 @@ export class ContextDraft {
     return { messages: limited, tools, shortened, characters: counted };
   }
 
-  // Where shapes are summed (see summable), each event's messages hold from build to build: the messages
-  // laid out last are kept up to the first event that is not the same or a result in another shape.
-  private layoutOn(view: Trace, visible: Visible, shapes: ReadonlyMap<string, ResultShape>, delta: Sizes): Layout {
-    const { events, handles, base } = visible;
+  // Where shapes are summed (see summable), each event's messages hold from build to build: the messages laid out
+  // last are kept up to the first event that is not the same or a result in another shape.
+  private layoutOn(view: Trace, visible: Visible, forms: PlannedForms, change: Sizes): Layout {
+    const { events, base } = visible;
     const last = this.cache.lastLayout;
-    let from = 0;
-    let kept = 0;
-    if (last !== undefined && extendsList(last.events, events)) {
-      from = last.events.length;
-      // The same states show each result laid out last as it was; states that passes made from them, each result
-      // but those the passes changed.
-      const changed = last.shapes === shapes ? [] : last.rising ? changedSince(last.shapes, shapes) : undefined;
-      if (changed !== undefined) kept = firstChanged(last.results, changed, shapes);
-      // From the first result in another shape on, each is compared.
-      for (; kept < last.results.length; kept += 1) {
-        const laidOut = last.results[kept]!;
-        const shape = shapes.get(laidOut.handle) ?? FULL_SHAPE;
-        if (shape === laidOut.shape) continue;
-        // A shape of the same key shows the result as the same kept message (a turn's first pass makes new shapes).
-        if (shapeKey(shape) !== shapeKey(laidOut.shape)) {
-          from = laidOut.at;
-          break;
-        }
-        laidOut.shape = shape;
-      }
-    }
+    const { from, keptResults } =
+      last === undefined ? { from: 0, keptResults: 0 } : this.keptOfLast(last, events, forms);
     // The last layout is this cache's alone: it is cut back to what still holds and goes on from there.
-    const laid: LaidOut = last ?? { events, shapes, messages: [], starts: [], results: [], rising: true };
+    const laid: LaidOut = last ?? { events, forms, messages: [], starts: [], results: [], rising: true };
     laid.messages.length = from === 0 ? 0 : laid.starts[from]!;
     const keptMessages = laid.messages.length;
     laid.starts.length = from;
-    laid.results.length = from === 0 ? 0 : kept;
+    laid.results.length = from === 0 ? 0 : keptResults;
     if (laid.results.length === 0) laid.rising = true;
     laid.events = events;
-    laid.shapes = shapes;
+    laid.forms = forms;
+    this.layOutFrom(laid, visible, from);
+    this.cache.lastLayout = laid;
+    const { shortened, tools, characters } = this.summed(view, visible.summary, base!, change);
+    const messages = this.handedOut(laid, this.systemText(visible.summary), keptMessages);
+    return { messages, tools, shortened, characters };
+  }
+
+  // How much of the last layout holds for `events` in `forms`: the first event to lay out again, and how many of
+  // its results keep their messages.
+  private keptOfLast(last: LaidOut, events: readonly Event[], forms: PlannedForms) {
+    if (!extendsList(last.events, events)) return { from: 0, keptResults: 0 };
+    const shapes = forms.states;
+    let from = last.events.length;
+    let kept = 0;
+    // The same forms show each result as laid out last; forms that passes made from them, each result but those
+    // the passes changed.
+    const changed = last.forms.states === shapes ? [] : last.rising ? changedSince(last.forms, forms) : undefined;
+    if (changed !== undefined) kept = firstChanged(last.results, changed, shapes);
+    // From the first result in another shape on, each is compared.
+    for (; kept < last.results.length; kept += 1) {
+      const laidOut = last.results[kept]!;
+      const shape = shapes.get(laidOut.handle) ?? FULL_SHAPE;
+      if (shape === laidOut.shape) continue;
+      // A shape of the same key shows the result as the same kept message (a turn's first pass makes new shapes).
+      if (shapeKey(shape) !== shapeKey(laidOut.shape)) {
+        from = laidOut.at;
+        break;
+      }
+      laidOut.shape = shape;
+    }
+    return { from, keptResults: kept };
+  }
+
+  // Lay out the events of `visible` from the one at `from` on, after the messages `laid` keeps.
+  private layOutFrom(laid: LaidOut, visible: Visible, from: number): void {
+    const { events, handles } = visible;
     const { messages, starts, results } = laid;
-    const byPlace = this.cache.factsIn(events);
+    const shapes = laid.forms.states;
+    const byPlace = this.cache.keptIn(events);
     let previous = results.length === 0 ? 0 : handleNumber(results.at(-1)!.handle);
     for (let index = from; index < events.length; index += 1) {
       starts.push(messages.length);
       const handle = handles[index];
-      const facts = this.cache.factsAt(events, byPlace, index);
+      const kept = this.cache.keptAt(events, byPlace, index);
       if (handle === undefined) {
-        // By index: an iterator for each event's few messages is an object each time.
-        const own = this.messagesOf(events[index]!, facts).messages;
-        for (let at = 0; at < own.length; at += 1) messages.push(own[at]!);
+        for (const message of this.messagesOf(events[index]!, kept).messages) messages.push(message);
         continue;
       }
       const shape = shapes.get(handle) ?? FULL_SHAPE;
       const result = events[index] as ToolOutput;
-      messages.push(this.resultMessage(result, this.result(result, shape, facts)));
+      messages.push(this.resultMessage(result, this.result(result, shape, kept)));
       const number = handleNumber(handle);
       laid.rising &&= number > previous;
       previous = number;
       results.push({ at: index, handle, shape });
     }
     starts.push(messages.length);
-    this.cache.lastLayout = laid;
-    const system = this.systemText(visible.summary);
-    const { shortened, tools, characters } = this.summed(view, visible.summary, base!, delta);
-    // The messages handed out keep the last ones up to the first change, in a list known to share them with the
-    // last (ChatRequest.hash goes on from it without comparing them); the same system message is the same object.
-    const sent = laid.sent;
+  }
+
+  // The messages to hand out: the last ones up to the first change, in a list known to share them with the last
+  // (ChatRequest.hash goes on from it without comparing them); the same system message is the same object.
+  private handedOut(laid: LaidOut, system: string | null, keptMessages: number): readonly Message[] {
+    const { sent, messages } = laid;
     const lastSystem = sent?.[0]?.role === "system" ? sent[0] : undefined;
     const sameSystem = (lastSystem?.content ?? null) === system;
     const offset = lastSystem === undefined ? 0 : 1;
@@ -487,19 +445,19 @@ export class ContextDraft {
       laid.sent = appended(sent, messages.slice(keptMessages), offset + keptMessages);
     else if (system === null) laid.sent = messages.slice();
     else laid.sent = ([SystemMessage(system)] as Message[]).concat(messages);
-    return { messages: laid.sent, tools, shortened, characters };
+    return laid.sent;
   }
 
   // The size of a context whose shapes are summed: the system text, the events with every result full, what
   // the shapes change, and the tools offered (reopen once something is shortened).
-  private summed(view: Trace, summary: string | null, base: Sizes, delta: Sizes) {
+  private summed(view: Trace, summary: string | null, base: Sizes, change: Sizes) {
     const system = this.systemText(summary);
-    const shortened = base.shortened + delta.shortened > 0 || summary !== null;
+    const shortened = base.shortened + change.shortened > 0 || summary !== null;
     const tools = this.offered(view, shortened);
     const characters =
       (system === null ? 0 : system.length) +
       base.characters +
-      delta.characters +
+      change.characters +
       new ChatRequest([], tools).characters;
     return { shortened, tools, characters };
   }
@@ -508,15 +466,15 @@ export class ContextDraft {
    * The characters of the context of a call at `view` in these shapes, as ChatRequest counts them: the sum
    * of each event's counted characters, without laying the context out (unless images may be left out).
    */
-  characters(view: Trace, shapes: ReadonlyMap<string, ResultShape>): number {
-    if (this.settings.policy.maxImages !== null) return this.layout(view, shapes).characters;
+  characters(view: Trace, forms: PlannedForms): number {
+    if (this.settings.policy.maxImages !== null) return this.layout(view, forms).characters;
     const { base, summary } = this.visible(view);
-    const delta = sizeChanges.get(shapes);
-    if (base !== undefined && delta !== undefined) return this.summed(view, summary, base, delta).characters;
+    const change = forms.sizeChange;
+    if (base !== undefined && change !== undefined) return this.summed(view, summary, base, change).characters;
     let characters = 0;
     const shortened = this.walk(
       view,
-      shapes,
+      forms.states,
       (system) => (characters += system.length),
       (rendered) => (characters += rendered.characters),
       (_result, made) => (characters += made.length),
@@ -577,21 +535,21 @@ export class ContextDraft {
   }
 
   // Each event renders once while the builder keeps its thread; the reasoning of a model output follows the policy.
-  private messagesOf(event: Event, facts: Facts = this.cache.factsOf(event)): Rendered {
-    let made = facts.messages;
+  private messagesOf(event: Event, kept: KeptEvent = this.cache.keptOf(event)): Rendered {
+    let made = kept.messages;
     if (made === undefined) {
       const messages = eventMessages(event, this.rendering);
-      made = facts.messages = { messages, characters: charactersOf(messages) };
+      made = kept.messages = { messages, characters: charactersOf(messages) };
     }
-    const reasoning = facts.kind.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
+    const reasoning = kept.kind.modelOutput ? this.reasoningOf(event as ModelOutput) : null;
     if (reasoning === null) return made;
-    if (facts.reasoned === undefined) {
+    if (kept.reasoned === undefined) {
       const messages = made.messages.map((message) =>
         message.role === "assistant" ? { ...message, reasoning } : message,
       );
-      facts.reasoned = { messages, characters: charactersOf(messages) };
+      kept.reasoned = { messages, characters: charactersOf(messages) };
     }
-    return facts.reasoned;
+    return kept.reasoned;
   }
 
   private reasoningOf(output: ModelOutput): string | null {

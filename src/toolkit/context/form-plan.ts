@@ -1,59 +1,32 @@
 /**
  * Form planning: the forms of the results, worked out again at each build from the first model call of the
  * running turn. At each call of the turn the shrinks run on the forms of the call before, so a form never rises
- * within a turn, and a shrunk result keeps what floors kept when it shrank. Also the measured prompt that makes
- * each pass's estimate exact up to the last call.
+ * within a turn, and a shrunk result keeps what floors kept when it shrank.
  */
 import type { Element } from "../../domain/elements.js";
-import { type Event, ModelOutput, ToolOutput } from "../../domain/events.js";
+import type { Event, ToolOutput } from "../../domain/events.js";
 import { extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
 import { handleNumber } from "../../runtime/tools/ids.js";
 import type { ContextPolicy } from "./context-policy.js";
 import { FULL, type Form, STUBBED } from "./forms.js";
 import type { MeasuredPrompt, ModelLimits } from "./limits.js";
-import { FULL_SHAPE, type ResultShape } from "./render.js";
-import type { ContextDraft, ShownPlace, Sizes } from "./context-draft.js";
-import { type ThreadCache, citedAmong } from "./thread-cache.js";
-import {
-  type FormsByHandle,
-  RecentLists,
-  type Shrink,
-  cited,
-  citedFrom,
-  selectionOffers,
-  turnStartsOf,
-} from "./shrink.js";
-
-/** A shape as a key: two shapes with the same form and floors show a result the same. */
-export function shapeKey(shape: ResultShape): string {
-  return (shape as Partial<ResultState>).key ?? keyOf(shape.form, shape.floors);
-}
-
-// A form is one digit: the key is that digit, then each floor's id and form.
-function keyOf(form: Form, floors: ReadonlyMap<string, Form>): string {
-  let key = String(form);
-  if (floors.size > 0) floors.forEach((lifted, id) => (key += `\u0000${id}\u0000${lifted}`));
-  return key;
-}
-
-// The key of the same floors with another form: its first digit replaced.
-function withForm(key: string, form: Form): string {
-  return String(form) + key.slice(1);
-}
-
-/** The shape of a shrunk result, and the shrink and the call that gave it its form. */
-export interface ResultState extends ResultShape {
-  /** The shrink that gave the form. */
-  by: Shrink;
-  /** The call of the running turn at which the shrink gave the form: 0 for the turn's first. */
-  call: number;
-  /** The shape as a key (shapeKey), made with the state: a shrunk result's state lives on from build to build. */
-  key: string;
-}
-
-/** The state of each shrunk result, by handle; a result that is not in it is full. */
-export type ResultStates = ReadonlyMap<string, ResultState>;
+import { FULL_SHAPE } from "./render.js";
+import type { ContextDraft } from "./context-draft.js";
+import type {
+  ClosedOffers,
+  OfferDecision,
+  PassTrail,
+  PlannedForms,
+  ResultState,
+  ResultStates,
+  ShownPlace,
+  ShrinkTrail,
+  Sizes,
+} from "./draft-types.js";
+import { keyOf, withForm } from "./result-shapes.js";
+import { citedAmong } from "./thread-cache.js";
+import { type FormsByHandle, type Shrink, cited, citedFrom, selectionOffers } from "./shrink.js";
 
 /**
  * The Map methods that follow from `size`, `get` and `entries`, for the maps a pass keeps in lists (result states by
@@ -86,9 +59,8 @@ abstract class ListedMap<V> implements ReadonlyMap<string, V> {
 }
 
 /**
- * Result states at their handle's number, listed in the order they were set: a pass and a layout read them in
- * handle order, from a list rather than a table as large as the thread (which at tens of thousands of results
- * misses the processor's caches). Only shown results get a state, and their handles are r1, r2, ...
+ * Result states at their handle's number, listed in the order they were set: passes and layouts read them in
+ * handle order. Only shown results get a state, and their handles are r1, r2, ...
  */
 class StatesByNumber extends ListedMap<ResultState> {
   private readonly byNumber: (ResultState | undefined)[] = [];
@@ -173,390 +145,377 @@ export interface Planning {
   model: string;
 }
 
+/** No result shrunk: the forms of a build without limits, which change nothing from every result full. */
+export function noForms(): PlannedForms {
+  return { states: new Map(), sizeChange: { characters: 0, shortened: 0 }, closed: new Map(), startedFrom: undefined };
+}
+
 /**
- * The result states of the next call of a stream's `trace`: each call of the running turn in turn, the next
+ * The forms of the next call of a stream's `trace`: a pass at each call of the running turn in turn, the next
  * call last. A pass depends only on its view, so the passes of views an earlier build planned are reused.
  */
-export function planForms(draft: ContextDraft, trace: Trace, planning: Planning): ResultStates {
+export function planForms(draft: ContextDraft, trace: Trace, planning: Planning): PlannedForms {
   const events = trace.events;
-  const from = turnStartsOf(events).at(-1) ?? 0;
-  const ends: number[] = [];
-  const byPlace = draft.cache.factsIn(events);
-  for (let index = from; index < events.length; index += 1)
-    if (draft.cache.factsAt(events, byPlace, index).kind.modelOutput) ends.push(index);
-  ends.push(events.length);
   const known = draft.cache.passesFor(draft.planningParts(planning.model));
-  const kept = new Map<Event, Map<number, ResultStates>>();
-  let states: ResultStates = new Map();
-  sizeChanges.set(states, { characters: 0, shortened: 0 });
-  for (const [call, end] of ends.entries()) {
+  const kept = new Map<Event, Map<number, PlannedForms>>();
+  let forms = noForms();
+  for (const [call, end] of callEnds(draft, events).entries()) {
     const last = events[end - 1];
     const found = last === undefined ? undefined : known.get(last)?.get(end);
-    states =
-      found ?? shrinkPass(draft, end === events.length ? trace : draft.before(trace, end), states, planning, call);
+    forms =
+      found ??
+      shrinkPass({
+        draft,
+        view: end === events.length ? trace : draft.before(trace, end),
+        before: forms,
+        planning,
+        call,
+      });
     if (last === undefined) continue;
-    const byLength = kept.get(last) ?? new Map<number, ResultStates>();
-    kept.set(last, byLength.set(end, states));
+    const byLength = kept.get(last) ?? new Map<number, PlannedForms>();
+    kept.set(last, byLength.set(end, forms));
   }
   draft.cache.passes = kept;
-  return states;
+  return forms;
+}
+
+// The end of the view of each call of the running turn: each model output of the turn, then the next call's.
+function callEnds(draft: ContextDraft, events: readonly Event[]): number[] {
+  const from = draft.cache.units.turnStarts(events).at(-1) ?? 0;
+  const ends: number[] = [];
+  const byPlace = draft.cache.keptIn(events);
+  for (let index = from; index < events.length; index += 1)
+    if (draft.cache.keptAt(events, byPlace, index).kind.modelOutput) ends.push(index);
+  ends.push(events.length);
+  return ends;
+}
+
+/** What one pass reads: the draft, the view of its call, the forms of the call before, and the call's number. */
+interface PassInput {
+  draft: ContextDraft;
+  view: Trace;
+  before: PlannedForms;
+  planning: Planning;
+  /** The call of the running turn: 0 for its first. */
+  call: number;
 }
 
 /**
- * The real prompt tokens of the stream's last call to `model` that recorded them, with the characters its
- * prompt had, or null: from then on only the characters added are estimated.
+ * One pass of the shrinks at a call of the running turn: over startAt, the shrinks without a `when` apply their
+ * offers one at a time until the size is under target; a shrink with a `when` runs while the size is over it. A
+ * pass that frees less than minGain is not made, unless without it the call would not fit. A turn's first pass
+ * takes what the last turn's first pass decided where it holds, and resumes from its forms where all of it holds;
+ * where a check finds otherwise, the pass is made again without resuming.
  */
-export function measuredPrompt(events: readonly Event[], model: string, facts?: ThreadCache): MeasuredPrompt | null {
-  let byModel = measuredByEvents.get(events);
-  if (byModel === undefined) measuredByEvents.set(events, (byModel = new Map()));
-  let measured = byModel.get(model);
-  if (measured === undefined) {
-    // The events appended since a list asked about before are searched; before them, its answer holds.
-    let recent = recentMeasured.get(model);
-    if (recent === undefined) recentMeasured.set(model, (recent = new RecentLists()));
-    const last = recent.extended(events);
-    const from = last?.events.length ?? 0;
-    const byPlace = facts?.factsIn(events);
-    const isOutput = (event: Event, index: number) =>
-      byPlace !== undefined
-        ? byPlace[index]!.kind.modelOutput
-        : (facts?.factsOf(event).kind.modelOutput ?? ModelOutput.is(event));
-    let output: ModelOutput | undefined;
-    for (let index = events.length - 1; index >= from && output === undefined; index -= 1) {
-      const event = events[index]!;
-      if (
-        isOutput(event, index) &&
-        (event as ModelOutput).model === model &&
-        (event as ModelOutput).usage !== null &&
-        (event as ModelOutput).promptCharacters !== null
-      )
-        output = event as ModelOutput;
-    }
-    measured =
-      output !== undefined
-        ? { tokens: output.usage!.promptTokens, characters: output.promptCharacters! }
-        : (last?.value ?? null);
-    byModel.set(model, measured);
-    recent.remember(events, measured);
+function shrinkPass(input: PassInput): PlannedForms {
+  return new ShrinkPass(input, true).run() ?? new ShrinkPass(input, false).run()!;
+}
+
+/** The state of one shrink pass while it runs (see shrinkPass). */
+class ShrinkPass {
+  private readonly policy: ContextPolicy;
+  private readonly limits: ModelLimits;
+  private readonly target: number;
+  private readonly measured: MeasuredPrompt | null;
+  private readonly visible: ReturnType<ContextDraft["visible"]>;
+  /** The characters of the context in the states so far, and in the states of the call before. */
+  private characters: number;
+  private readonly initial: number;
+  private readonly started: boolean;
+  private readonly first: boolean;
+  /** The last turn's first pass, where its decisions hold for this one (see holdsFor). */
+  private readonly earlier: PassTrail | undefined;
+  /** The results that show an element cited since the earlier pass, or undefined where none does. */
+  private readonly touched: ReadonlySet<ToolOutput> | undefined;
+  /** Whether this pass resumes from the earlier pass's forms, reading each shrink's offers from where it stopped. */
+  private readonly resumes: boolean;
+  private readonly touchedHandles: readonly (string | undefined)[];
+  /** The forms this pass grows from: the call before's, or the earlier pass's where it resumes. */
+  private readonly base: PlannedForms;
+  private change: Sizes | undefined;
+  private states: GrownStates | undefined;
+  private readonly trail: OfferDecision[][] = [];
+  private readonly shrinkTrails: (ShrinkTrail | undefined)[] = [];
+  private readonly changedHandles: string[] = [];
+  private readonly closed = new Map<Shrink, ClosedOffers>();
+
+  constructor(
+    private readonly input: PassInput,
+    resume: boolean,
+  ) {
+    const { draft, view, before, planning, call } = input;
+    ({ policy: this.policy, limits: this.limits } = planning);
+    const { startAt, target } = this.policy.thresholds(this.limits);
+    this.target = target;
+    this.measured = draft.cache.measuredPrompt(view.events, planning.model);
+    this.visible = draft.visible(view);
+    this.characters = draft.characters(view, before);
+    this.initial = this.tokens();
+    this.started = this.initial > startAt;
+    this.first = call === 0;
+    this.earlier = this.first ? this.holdingTrail(draft.cache.firstPass) : undefined;
+    const citedSince =
+      this.earlier === undefined ? new Set<string>() : citedFrom(view.events, this.earlier.events.length);
+    // Found once by id rather than by reading every result offered; reopen results count, as they may draw one in.
+    this.touched = citedSince.size === 0 ? undefined : draft.cache.resultsHolding(citedSince);
+    this.resumes =
+      resume &&
+      this.earlier !== undefined &&
+      this.policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
+    this.touchedHandles =
+      !this.resumes || this.touched === undefined
+        ? []
+        : [...this.touched].map((result) => draft.cache.keptOf(result).handle);
+    this.base = this.resumes && this.earlier!.forms.states.size > 0 ? this.earlier!.forms : before;
+    this.change = before.sizeChange;
+    if (this.base !== before) this.states = this.grow();
   }
-  return measured;
-}
 
-// Each pass of a build and the build itself ask about the same events: each list is searched once per model.
-const measuredByEvents = new WeakMap<readonly Event[], Map<string, MeasuredPrompt | null>>();
-const recentMeasured = new Map<string, RecentLists<MeasuredPrompt | null>>();
+  // The last first pass, if its decisions hold: the view shows what it showed, and each floor applies as it did
+  // then (with only `cited` floors, a result none of whose elements was cited since is kept as it was).
+  private holdingTrail(earlier: PassTrail | undefined): PassTrail | undefined {
+    const { view } = this.input;
+    const holds =
+      earlier !== undefined &&
+      earlier.policy === this.policy &&
+      earlier.summary === this.visible.summary &&
+      this.policy.protect.every((floor) => floor.applies === cited) &&
+      extendsList(earlier.events, view.events) &&
+      extendsList(earlier.shown, this.visible.events);
+    return holds ? earlier : undefined;
+  }
 
-/**
- * What the first pass of a turn decided of each offer, shrink by shrink, in order. The first pass of the next
- * turn starts from the same forms (every result full) on a view that extends this one, so an offer of the
- * same result from the same state decides the same: its decision is taken, not made again.
- */
-export interface PassTrail {
-  /** The events of the pass's view, and those it showed: a view that extends both shows their results the same. */
-  events: readonly Event[];
-  shown: readonly Event[];
-  summary: string | null;
-  policy: ContextPolicy;
-  /** Each shrink's offers, in the order it made them, with what was decided. */
-  offers: OfferDecision[][];
-  /** What each shrink read and freed, where it is a built-in one that ran: the next first pass may go on from it. */
-  shrinks: (ShrinkTrail | undefined)[];
-  /** The states the pass made (those it returned, unless minGain left them out). */
-  states: ResultStates;
-}
+  private tokens(): number {
+    return this.limits.promptTokens(this.characters, this.measured);
+  }
 
-/** What one shrink of a turn's first pass did: the offers it made, how far it read them, and what it freed. */
-interface ShrinkTrail {
-  offers: readonly string[];
-  /** How many of the offers it read, and the first it left open (not taken, or not reached). */
-  reached: number;
-  open: number;
-  /** The characters its decisions freed, and the change in results shown shortened. */
-  freed: number;
-  shortened: number;
-}
+  // The states this pass sets, made when the first offer is taken (most later calls of a turn take none).
+  private grow(): GrownStates {
+    if (this.change !== undefined) this.change = { ...this.change };
+    return new GrownStates(this.base.states);
+  }
 
-/** One offer of a shrink and what the pass decided of it. */
-interface OfferDecision {
-  handle: string;
-  form: Form;
-  /** The result's state when it was offered (undefined: full). */
-  current: ResultState | undefined;
-  /** The result the handle named, or undefined when the call did not show it. */
-  result: ToolOutput | undefined;
-  /** The state the result went to, or null when the offer was skipped. */
-  state: ResultState | null;
-  /** The characters it freed, and the change in results shown shortened. */
-  freed: number;
-  shortened: number;
-}
+  private current(): ResultStates {
+    return this.states ?? this.input.before.states;
+  }
 
-/**
- * One pass of the shrinks at call `call` of the running turn (0 for its first), whose view is `view`: over
- * startAt, the shrinks without a `when` apply their offers one at a time until the size is under target; a
- * shrink with a `when` runs while the size is over it. A pass that frees less than minGain is not made,
- * unless without it the call would not fit. A turn's first pass takes what the last one decided where it holds,
- * and goes on from its states where all of it holds (`goOn`; where a check finds otherwise, the pass is made again
- * without).
- */
-function shrinkPass(
-  draft: ContextDraft,
-  view: Trace,
-  before: ResultStates,
-  planning: Planning,
-  call: number,
-  goOn = true,
-): ResultStates {
-  const { policy, limits } = planning;
-  const { startAt, target } = policy.thresholds(limits);
-  const measured = measuredPrompt(view.events, planning.model, draft.cache);
-  const { results, events: shown, summary } = draft.visible(view);
-  let characters = draft.characters(view, before);
-  const tokens = () => limits.promptTokens(characters, measured);
-  const initial = tokens();
-  const started = initial > startAt;
-  const first = call === 0;
-  const earlier = first ? draft.cache.firstPass : undefined;
-  // A decision holds where the view shows what the earlier one showed, and each floor applies as it did then:
-  // with only `cited` floors, a result none of whose elements was cited since is kept as it was.
-  const holds =
-    earlier !== undefined &&
-    earlier.policy === policy &&
-    earlier.summary === summary &&
-    policy.protect.every((floor) => floor.applies === cited) &&
-    extendsList(earlier.events, view.events) &&
-    extendsList(earlier.shown, shown);
-  const citedSince = holds ? citedFrom(view.events, earlier.events.length) : new Set<string>();
-  // The results that hold an element cited since (and the reopen results, which may draw one in), found once by id
-  // rather than by reading every result offered.
-  const touched = citedSince.size === 0 ? undefined : draft.cache.resultsHolding(citedSince);
-  const keeps = (result: ToolOutput | undefined) =>
-    touched === undefined || result === undefined || !touched.has(result);
-  // Where every decision of the last first pass holds (none of a result that shows an element cited since, whose
-  // handles are `touchedHandles`) and every shrink is a built-in one, this pass starts from the states it made and
-  // reads each shrink's offers from where it stopped: a long thread's first pass would otherwise take some thousand
-  // decisions again, one at a time. Its states may list their entries in another order than a pass made anew: they
-  // are read by handle, and sorted where listed.
-  const replay = goOn && holds && policy.shrink.every((shrink) => selectionOffers(shrink) !== undefined);
-  const touchedHandles =
-    !replay || touched === undefined ? [] : [...touched].map((result) => draft.cache.factsOf(result).handle);
-  const again = () => shrinkPass(draft, view, before, planning, call, false);
-  // The states this pass grows from, and its own (with what they change), made when the first offer is taken (most
-  // later calls of a turn take none), or at once where it goes on from the last first pass's.
-  const base = replay && earlier.states.size > 0 ? earlier.states : before;
-  let change = sizeChanges.get(before);
-  const grow = () => {
-    if (change !== undefined) change = { ...change };
-    return new GrownStates(base);
-  };
-  let states = base === before ? undefined : grow();
-  const trail: OfferDecision[][] = [];
-  const shrinkTrails: (ShrinkTrail | undefined)[] = [];
-  const closedBefore = closedOffers.get(before);
-  const changedHandles: string[] = [];
-  const closed = new Map<Shrink, ClosedOffers>();
-  for (const [index, shrink] of policy.shrink.entries()) {
-    let decided: OfferDecision[] = [];
-    if (first) trail.push(decided);
-    const when = shrink.when === undefined || shrink.when === null ? null : limits.tokens(shrink.when);
-    const active = () => (when === null ? started && tokens() >= target : tokens() > when);
-    const known = closedBefore?.get(shrink);
-    const last = replay ? earlier.shrinks[index] : undefined;
-    if (!active()) {
-      // The states gone on from hold what the last pass's shrink took, which this one does not reach.
-      if (last !== undefined && last.freed > 0) return again();
+  // Take away what a decision (or the decisions taken again) freed.
+  private free(freed: number, shortened: number): void {
+    this.characters -= freed;
+    if (this.change !== undefined) {
+      this.change.characters -= freed;
+      this.change.shortened += shortened;
+    }
+  }
+
+  /** Run each shrink in turn: the forms planned, or undefined where what the pass resumed from does not hold. */
+  run(): PlannedForms | undefined {
+    for (const [index, shrink] of this.policy.shrink.entries()) if (!this.runShrink(index, shrink)) return undefined;
+    return this.finish();
+  }
+
+  // Whether the shrink at `index` runs at the size so far.
+  private active(shrink: Shrink): boolean {
+    const when = shrink.when === undefined || shrink.when === null ? null : this.limits.tokens(shrink.when);
+    return when === null ? this.started && this.tokens() >= this.target : this.tokens() > when;
+  }
+
+  // Run one shrink: false where the pass must be made again without resuming.
+  private runShrink(index: number, shrink: Shrink): boolean {
+    const decided: OfferDecision[] = [];
+    if (this.first) this.trail.push(decided);
+    const known = this.input.before.closed.get(shrink);
+    const last = this.resumes ? this.earlier!.shrinks[index] : undefined;
+    if (!this.active(shrink)) {
+      // The forms resumed from hold what the last pass's shrink took, which this one does not reach.
+      if (last !== undefined && last.freed > 0) return false;
       // Forms only fall within a turn: what was closed before still is.
-      if (known !== undefined) closed.set(shrink, known);
-      if (first) shrinkTrails.push(undefined);
-      continue;
+      if (known !== undefined) this.closed.set(shrink, known);
+      if (this.first) this.shrinkTrails.push(undefined);
+      return true;
     }
-    // A built-in shrink (Compress, Stub) is read here handle by handle, not asked for a list of offers: a turn's
-    // first pass on a long thread would make one pair per result.
-    const selection = selectionOffers(shrink);
-    const forms = selection === undefined ? new FormsOf(states ?? before) : undefined;
-    const offers: Iterable<string | readonly [string, Form]> =
-      selection === undefined ? shrink(view, forms!) : selection.where.handles(view);
-    const lazy = selection === undefined && !Array.isArray(offers);
-    const past = holds ? earlier.offers[index] : undefined;
-    // A list is read by index: a pass reads each result's offer, and an iterator's step is an object each time.
-    const iterator = Array.isArray(offers) ? undefined : offers[Symbol.iterator]();
+    const offered = this.offersOf(shrink);
+    const read: OfferReading = { index, shrink, decided, offered, start: 0, open: -1, freed: 0, shortened: 0 };
     // A later call of the turn starts after the offers closed at the call before: on a long thread, nearly all.
-    let start =
-      known !== undefined && !first && extendsList(known.offers, offers as readonly string[]) ? known.count : 0;
-    // The first offer left open: one not taken, or not reached.
-    let open = -1;
-    let freed = 0;
-    let shortened = 0;
+    if (known !== undefined && !this.first && extendsList(known.offers, offered.offers as readonly string[]))
+      read.start = known.count;
     if (last !== undefined) {
-      // The last first pass's decisions of this shrink, taken again at once: the same offers from the same states,
-      // unless a decision this pass made anew (`changedHandles`) set the state of one of them, or one was of a result
-      // that shows an element cited since.
-      if (!extendsList(last.offers, offers as readonly string[])) return again();
-      const readBefore = (handle: string | undefined) => {
-        const at = handle === undefined ? -1 : last.offers.indexOf(handle);
-        return at >= 0 && at < last.reached;
-      };
-      if (changedHandles.some(readBefore) || touchedHandles.some(readBefore)) return again();
-      trail[index] = decided = past!.slice();
-      [start, freed, shortened] = [last.reached, last.freed, last.shortened];
-      open = last.open < last.reached ? last.open : -1;
-      characters -= freed;
-      if (change !== undefined) {
-        change.characters -= freed;
-        change.shortened += shortened;
-      }
-      if (!active()) {
-        // Forms fall one offer at a time, so this pass stops where the last one did (after its last decision, a
-        // taken one, where it had offers left), or it stops before and decides there anew.
-        const taken = past!.at(-1);
-        if (last.reached === last.offers.length || taken === undefined || taken.state === null) return again();
-        characters += taken.freed;
-        const stopsHere = active();
-        characters -= taken.freed;
-        if (!stopsHere) return again();
-        closed.set(shrink, { offers: offers as readonly string[], count: last.open });
-        shrinkTrails.push({ ...last, offers: offers as readonly string[] });
-        continue;
-      }
+      const taken = this.takeLast(read, last);
+      if (taken !== "read on") return taken;
     }
-    let reached = start;
-    for (let at = start; ; at += 1) {
+    const reached = this.readOffers(read);
+    if (reached === undefined) return false;
+    const offers = offered.offers as readonly string[];
+    if (offered.selection !== undefined) this.closed.set(shrink, { offers, count: read.open });
+    if (this.first) {
+      const { open, freed, shortened } = read;
+      this.shrinkTrails.push(offered.selection === undefined ? undefined : { offers, reached, open, freed, shortened });
+    }
+    return true;
+  }
+
+  // A shrink's offers. A built-in one (Compress, Stub) is read here handle by handle, not asked for a list of
+  // offers: a turn's first pass on a long thread would make one pair per result.
+  private offersOf(shrink: Shrink): ShrinkOffers {
+    const { draft, view } = this.input;
+    const selection = selectionOffers(shrink);
+    if (selection !== undefined) {
+      const offers = selection.where.handles(view, { handles: draft.cache.handles, units: draft.cache.units });
+      return { selection, offers, forms: undefined, lazy: false };
+    }
+    const forms = new FormsOf(this.current());
+    const offers = shrink(view, forms);
+    return { selection, offers, forms, lazy: !Array.isArray(offers) };
+  }
+
+  // Take the last first pass's decisions of this shrink again at once: the same offers from the same states, unless
+  // a decision this pass made anew set the state of one of them, or one was of a result that shows an element cited
+  // since. Whether to make the pass again (false), go on to the next shrink (true), or read the offers on.
+  private takeLast(read: OfferReading, last: ShrinkTrail): boolean | "read on" {
+    const offers = read.offered.offers as readonly string[];
+    if (!extendsList(last.offers, offers)) return false;
+    const readBefore = (handle: string | undefined) => {
+      const at = handle === undefined ? -1 : last.offers.indexOf(handle);
+      return at >= 0 && at < last.reached;
+    };
+    if (this.changedHandles.some(readBefore) || this.touchedHandles.some(readBefore)) return false;
+    const past = this.earlier!.offers[read.index]!;
+    read.decided = this.trail[read.index] = past.slice();
+    [read.start, read.freed, read.shortened] = [last.reached, last.freed, last.shortened];
+    read.open = last.open < last.reached ? last.open : -1;
+    this.free(last.freed, last.shortened);
+    if (this.active(read.shrink)) return "read on";
+    // Forms fall one offer at a time, so this pass stops where the last one did (after its last decision, a taken
+    // one, where it had offers left), or it stops before and decides there anew.
+    const taken = past.at(-1);
+    if (last.reached === last.offers.length || taken === undefined || taken.state === null) return false;
+    this.characters += taken.freed;
+    const activeBeforeIt = this.active(read.shrink);
+    this.characters -= taken.freed;
+    if (!activeBeforeIt) return false;
+    this.closed.set(read.shrink, { offers, count: last.open });
+    this.shrinkTrails.push({ ...last, offers });
+    return true;
+  }
+
+  // Read a shrink's offers from `read.start` on, deciding each, until they run out or the shrink stops: how many it
+  // read, or undefined where the pass must be made again without resuming.
+  private readOffers(read: OfferReading): number | undefined {
+    const { offered, index } = read;
+    const { selection, offers } = offered;
+    // A list is read by index; an iterator (a shrink of the application's) step by step.
+    const iterator = Array.isArray(offers) ? undefined : offers[Symbol.iterator]();
+    for (let at = read.start; ; at += 1) {
       const offer =
         iterator === undefined ? (offers as readonly (string | readonly [string, Form])[])[at] : nextOf(iterator);
       if (offer === undefined) {
-        if (open < 0) open = at;
-        reached = at;
-        break;
+        if (read.open < 0) read.open = at;
+        return at;
       }
       const handle = typeof offer === "string" ? offer : offer[0];
       const form = typeof offer === "string" ? selection!.to : offer[1];
-      const current = (states ?? before).get(handle);
+      const current = this.current().get(handle);
       // A state that a later shrink of the last pass gave: this pass would offer the result before it had it.
-      if (replay && current !== undefined && policy.shrink.indexOf(current.by) > index) return again();
+      if (this.resumes && current !== undefined && this.policy.shrink.indexOf(current.by) > index) return undefined;
       if (selection !== undefined && !selection.offers(current?.form ?? FULL)) continue;
-      const same = past?.[decided.length];
-      const decision =
-        same !== undefined &&
-        same.handle === handle &&
-        same.form === form &&
-        same.current === current &&
-        (same.result !== undefined || !results.has(handle)) &&
-        keeps(same.result)
-          ? same
-          : decide(draft, view, policy, { handle, form, current, place: results.place(handle) }, shrink, call);
-      if (first) decided.push(decision);
+      const decision = this.decision(read, handle, form, current);
+      if (this.first) read.decided.push(decision);
       if (decision.state === null) {
-        if (open < 0) open = at;
+        if (read.open < 0) read.open = at;
         continue;
       }
-      if (lazy) forms!.keep();
-      states ??= grow();
-      states.set(handle, decision.state);
-      changedHandles.push(handle);
-      characters -= decision.freed;
-      freed += decision.freed;
-      shortened += decision.shortened;
-      if (change !== undefined) {
-        change.characters -= decision.freed;
-        change.shortened += decision.shortened;
-      }
-      if (!active()) {
-        if (open < 0) open = at + 1;
-        reached = at + 1;
-        break;
+      this.take(read, handle, decision);
+      if (!this.active(read.shrink)) {
+        if (read.open < 0) read.open = at + 1;
+        return at + 1;
       }
     }
-    if (selection !== undefined) closed.set(shrink, { offers: offers as readonly string[], count: open });
-    if (first)
-      shrinkTrails.push(
-        selection === undefined ? undefined : { offers: offers as readonly string[], reached, open, freed, shortened },
-      );
   }
-  if (first)
-    draft.cache.firstPass = {
-      events: view.events,
-      shown,
-      summary,
-      policy,
-      offers: trail,
-      shrinks: shrinkTrails,
-      states: states ?? before,
-    };
-  const gain = initial - tokens();
-  const minGain = policy.minGain === null ? 0 : limits.tokens(policy.minGain);
-  const fitsWithout = initial + policy.outputReserve.count <= limits.window.count;
-  if (states === undefined) closedOffers.set(before, closed);
-  if (states === undefined || (gain > 0 && gain < minGain && fitsWithout)) return before;
-  if (change !== undefined) sizeChanges.set(states, change);
-  closedOffers.set(states, closed);
-  // A first pass made anew starts from states made for it (planForms), which no layout was laid out in: a walk back
-  // from a later pass's states ends at it. One that went on from the last first pass's states changed those.
-  if (!first || base !== before) startedFrom.set(states, { before: base, changed: changedHandles });
-  return states;
-}
 
-/** The states each pass started from, and the handles whose state it set: a layout finds what changed since its last. */
-const startedFrom = new WeakMap<
-  ReadonlyMap<string, ResultShape>,
-  { before: ResultStates; changed: readonly string[] }
->();
-
-/**
- * The handles whose state may differ between `earlier` and `later`, when passes made `later` from `earlier` in a few
- * steps; else undefined.
- */
-export function changedSince(
-  earlier: ReadonlyMap<string, ResultShape>,
-  later: ReadonlyMap<string, ResultShape>,
-): string[] | undefined {
-  const changed: string[] = [];
-  for (let states = later, steps = 0; states !== earlier; steps += 1) {
-    const step = startedFrom.get(states);
-    if (step === undefined || steps === 8) return undefined;
-    for (const handle of step.changed) changed.push(handle);
-    states = step.before;
+  // The decision of an offer: the last first pass's, where it was the same offer from the same state, or a new one.
+  private decision(read: OfferReading, handle: string, form: Form, current: ResultState | undefined): OfferDecision {
+    const { results } = this.visible;
+    const same = this.earlier?.offers[read.index]?.[read.decided.length];
+    const holds =
+      same !== undefined &&
+      same.handle === handle &&
+      same.form === form &&
+      same.current === current &&
+      (same.result !== undefined || !results.has(handle)) &&
+      (this.touched === undefined || same.result === undefined || !this.touched.has(same.result));
+    if (holds) return same;
+    const { draft, view, call } = this.input;
+    return decide(draft, view, this.policy, { handle, form, current, place: results.place(handle) }, read.shrink, call);
   }
-  return changed;
-}
 
-/**
- * The index of the first of `results` (their handles' numbers rising) that a handle of `changed` names and whose
- * shape in `shapes` shows it otherwise (another key), or the length of `results`; a result in a shape of the same
- * key takes that shape, as layoutOn does.
- */
-export function firstChanged(
-  results: readonly { handle: string; shape: ResultShape }[],
-  changed: readonly string[],
-  shapes: ReadonlyMap<string, ResultShape>,
-): number {
-  let first = results.length;
-  for (const handle of changed) {
-    const number = handleNumber(handle);
-    // Found by halves: the results' handles rise in number.
-    let low = 0;
-    let high = results.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (handleNumber(results[middle]!.handle) < number) low = middle + 1;
-      else high = middle;
-    }
-    const laidOut = results[low];
-    const shape = shapes.get(handle) ?? FULL_SHAPE;
-    if (laidOut?.handle !== handle || shape === laidOut.shape) continue;
-    if (shapeKey(shape) === shapeKey(laidOut.shape)) laidOut.shape = shape;
-    else first = Math.min(first, low);
+  // Set the state an offer decided.
+  private take(read: OfferReading, handle: string, decision: OfferDecision): void {
+    if (read.offered.lazy) read.offered.forms!.keep();
+    this.states ??= this.grow();
+    this.states.set(handle, decision.state!);
+    this.changedHandles.push(handle);
+    read.freed += decision.freed;
+    read.shortened += decision.shortened;
+    this.free(decision.freed, decision.shortened);
   }
-  return first;
+
+  // Note the trail of a first pass, and give the forms: the call before's where the pass set none or gained less
+  // than minGain though the call fits without it.
+  private finish(): PlannedForms {
+    const { before } = this.input;
+    const { states, change, closed } = this;
+    const kept: PlannedForms = { ...before, closed };
+    const made: PlannedForms | undefined =
+      states === undefined
+        ? undefined
+        : {
+            states,
+            sizeChange: change,
+            closed,
+            // A first pass made anew starts from forms made for it (planForms), which no layout was laid out in: a
+            // walk back from a later pass's forms ends at it.
+            startedFrom:
+              !this.first || this.base !== before ? { before: this.base, changed: this.changedHandles } : undefined,
+          };
+    const gain = this.initial - this.tokens();
+    const minGain = this.policy.minGain === null ? 0 : this.limits.tokens(this.policy.minGain);
+    const fitsWithout = this.initial + this.policy.outputReserve.count <= this.limits.window.count;
+    const tooSmall = gain > 0 && gain < minGain && fitsWithout;
+    if (this.first) this.keepTrail(made === undefined ? kept : tooSmall ? { ...made, startedFrom: undefined } : made);
+    if (made === undefined) return kept;
+    return tooSmall ? before : made;
+  }
+
+  private keepTrail(forms: PlannedForms): void {
+    const { draft, view } = this.input;
+    const { events: shown, summary } = this.visible;
+    const { policy, trail: offers, shrinkTrails: shrinks } = this;
+    draft.cache.firstPass = { events: view.events, shown, summary, policy, offers, shrinks, forms };
+  }
 }
 
-/** A built-in shrink's offers at a pass, and how many of the first are closed: each result at or below its form. */
-interface ClosedOffers {
-  offers: readonly string[];
-  count: number;
+/** A shrink's offers at a pass: those of a built-in one's selection, or what the shrink gave, and its forms. */
+interface ShrinkOffers {
+  selection: ReturnType<typeof selectionOffers>;
+  offers: Iterable<string | readonly [string, Form]>;
+  /** The forms a shrink of the application's was asked with; `lazy` where it reads them as it yields its offers. */
+  forms: FormsOf | undefined;
+  lazy: boolean;
 }
 
-/** The closed offers of each built-in shrink in the states a pass gave (or kept), by shrink. */
-const closedOffers = new WeakMap<ResultStates, Map<Shrink, ClosedOffers>>();
+/** How far a pass read one shrink's offers, and what its decisions freed. */
+interface OfferReading {
+  index: number;
+  shrink: Shrink;
+  /** The decisions of a first pass, in order. */
+  decided: OfferDecision[];
+  offered: ShrinkOffers;
+  start: number;
+  /** The first offer left open (not taken, or not reached), or -1 while none is. */
+  open: number;
+  freed: number;
+  shortened: number;
+}
 
 // The next value of an iterator of offers, or undefined once it is done (an offer is never undefined).
 function nextOf<T>(iterator: Iterator<T>): T | undefined {
@@ -565,7 +524,6 @@ function nextOf<T>(iterator: Iterator<T>): T | undefined {
 }
 
 // What an offer frees: nothing when it names a result the call does not show, or does not lower its form.
-// Decisions are made as one literal shape: the next turn's first pass reads many of them.
 function decide(
   draft: ContextDraft,
   view: Trace,
@@ -577,31 +535,21 @@ function decide(
   const { handle, form, current, place } = offer;
   if (place === undefined || !(form < (current?.form ?? FULL)))
     return { handle, form, current, result: place?.result, state: null, freed: 0, shortened: 0 };
-  const { result, facts } = place;
+  const { result, kept } = place;
   // Floors that lift to FULL alone lift the same elements whatever the form: a state decided at this call (at this
   // view) has them already.
   const same = current !== undefined && current.call === call && policy.protect.every((floor) => floor.form === FULL);
   const floors = same
     ? current.floors
-    : floorsOf(draft, draft.output(result, facts).elements, form, draft.toolOf(result, facts), view, policy);
+    : floorsOf(draft, draft.output(result, kept).elements, form, draft.toolOf(result, kept), view, policy);
   const key = same ? withForm(current.key, form) : keyOf(form, floors);
   const state: ResultState = { form, floors, by, call, key };
-  const was = draft.result(result, current ?? FULL_SHAPE, facts);
-  const is = draft.result(result, state, facts);
+  const was = draft.result(result, current ?? FULL_SHAPE, kept);
+  const is = draft.result(result, state, kept);
   const freed = was.length - is.length;
   if (freed <= 0) return { handle, form, current, result, state: null, freed: 0, shortened: 0 };
   return { handle, form, current, result, state, freed, shortened: Number(is.shortened) - Number(was.shortened) };
 }
-
-/** No result shrunk: the states of a build without limits, which change nothing from every result full. */
-export function noStates(): ResultStates {
-  const states: ResultStates = new Map();
-  sizeChanges.set(states, { characters: 0, shortened: 0 });
-  return states;
-}
-
-/** What the states change from every result full: characters, and results shown shortened; kept with each pass's states. */
-export const sizeChanges = new WeakMap<ReadonlyMap<string, ResultShape>, Sizes>();
 
 // The form of each result in `states`, read from them, as they were when the shrink was asked: a shrink that
 // returns an array has read them all by then, and for one that reads them later they are copied before they
@@ -670,7 +618,6 @@ function floorsOf(
   const protect = policy.protect;
   // The `cited` floor is answered from the cache's flags by element number: the same answer, read in order.
   const sources = protect.some((floor) => floor.applies === cited) ? draft.cache.citedIn(view.events) : undefined;
-  // Indexed loops: a pass asks this of every result it shrinks, and an iterator is an object each time.
   for (let index = 0; index < elements.length; index += 1) {
     const element = elements[index]!;
     let lifted: Form = STUBBED;
@@ -685,7 +632,7 @@ function floorsOf(
     }
     if (lifted > form) (lifts ??= []).push(element.id, lifted);
   }
-  // A copy of its length: a list grown by push keeps room for more.
+  // A copy of its length: a shrunk result keeps its floors as long as its thread.
   return lifts === undefined ? FULL_SHAPE.floors : new ListedFloors(lifts.slice());
 }
 
@@ -712,7 +659,6 @@ class ListedFloors extends ListedMap<Form> {
     for (let at = 0; at < this.pairs.length; at += 2) yield [this.pairs[at] as string, this.pairs[at + 1] as Form];
   }
 
-  // Indexed: each shrunk result's key reads its floors (keyOf), and a generator's step is an object each time.
   override forEach(each: (form: Form, id: string, map: ReadonlyMap<string, Form>) => void, self?: unknown): void {
     for (let at = 0; at < this.pairs.length; at += 2)
       each.call(self, this.pairs[at + 1] as Form, this.pairs[at] as string, this);

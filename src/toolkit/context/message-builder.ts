@@ -17,13 +17,14 @@ import type { RenderInput } from "../inputs/render.js";
 import type { ContextStrategy, TurnParts } from "../react/strategy.js";
 import { type Assessment, CompactingStep } from "./compact.js";
 import { ContextDraft } from "./context-draft.js";
-import { type ResultStates, measuredPrompt, noStates, planForms } from "./form-plan.js";
+import { noForms, planForms } from "./form-plan.js";
+import type { PlannedForms } from "./draft-types.js";
 import { ThreadCache, cacheFor } from "./thread-cache.js";
 import { ContextPolicy } from "./context-policy.js";
 import { ContextFullError, MissingTurnError } from "./errors.js";
 import type { ModelLimits } from "./limits.js";
 import type { RenderEvent } from "./render.js";
-import { Shrunk, modelOutputsIn, turnStartsOf } from "./shrink.js";
+import { Shrunk, modelOutputsIn, turnStartsIn } from "./shrink.js";
 import { xml } from "./xml.js";
 
 /** The settings of a MessageBuilder: its own (policy, show, select, renderers), then the parts of one turn. */
@@ -75,10 +76,9 @@ type Settings = Required<Omit<MessageBuilderOptions, "renderers" | "keep">> & {
 export const KEPT_RENDERS: Readonly<KeptThreads> = Object.freeze({ threads: 8, events: 100_000 });
 
 /** The defaults of a MessageBuilder, in one place (show is made per builder: xml() is cheap and stateless). */
-const DEFAULTS: Omit<Settings, "show" | "policy"> = {
+const DEFAULTS: Omit<Settings, "show" | "policy" | "renderers"> = {
   select: null,
   keep: KEPT_RENDERS,
-  renderers: new Map(),
   renderInput: null,
   model: null,
   prompt: null,
@@ -226,13 +226,12 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
   private assessWith(trace: Trace, caches: ThreadCache[]): Assessment {
     const { model, citations, limits, policy } = this.settings;
     const draft = this.draft(trace, caches);
-    const states = this.states(draft, trace);
-    const layout = draft.layout(trace, states);
+    const layout = draft.layout(trace, this.forms(draft, trace));
     // The layout sums each event's characters as the draft counted them: the request need not count them again.
     const request = new ChatRequest(layout.messages, layout.tools, { characters: layout.characters });
     const context = { request, model: model!, numbering: draft.numbering, citations };
     if (limits === null) return { context, tokens: 0, fits: true };
-    const tokens = limits.promptTokens(layout.characters, measuredPrompt(trace.events, model!, draft.cache));
+    const tokens = limits.promptTokens(layout.characters, draft.cache.measuredPrompt(trace.events, model!));
     return { context, tokens, fits: tokens + policy.outputReserve.count <= limits.window.count };
   }
 
@@ -241,10 +240,10 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
    * @throws MissingTurnError, ValueError, UnrenderedEventError or ShortenError, as build does.
    */
   explain(trace: Trace): Shrunk[] {
-    const states = this.states(this.draft(trace), trace);
+    const { states } = this.forms(this.draft(trace), trace);
     // A state names the call of the running turn; Shrunk counts the model calls of the whole stream before it.
     const events = trace.events;
-    const callsBefore = modelOutputsIn(events.slice(0, turnStartsOf(events).at(-1) ?? 0));
+    const callsBefore = modelOutputsIn(events.slice(0, turnStartsIn(events).at(-1) ?? 0));
     return [...states]
       .sort(([a], [b]) => Number(a.slice(1)) - Number(b.slice(1)))
       .map(([handle, state]) => new Shrunk(handle, state.form, state.by, callsBefore + state.call));
@@ -267,9 +266,9 @@ export class MessageBuilder implements ContextBuilder, ContextStrategy {
     );
   }
 
-  private states(draft: ContextDraft, trace: Trace): ResultStates {
+  private forms(draft: ContextDraft, trace: Trace): PlannedForms {
     const { limits, policy, model } = this.settings;
-    return limits === null ? noStates() : planForms(draft, trace, { policy, limits, model: model! });
+    return limits === null ? noForms() : planForms(draft, trace, { policy, limits, model: model! });
   }
 }
 

@@ -112,7 +112,6 @@ export function eventMessages(event: Event, rendering: EventRendering): readonly
   if (kind.modelOutput) {
     const output = event as ModelOutput;
     const markers = output.markers;
-    // Mapped, not pushed: a list grown by push keeps room for more, and an event's messages are kept with its thread.
     const content =
       markers.length === 0
         ? output.content
@@ -298,7 +297,6 @@ export function shownResult(
     if (form === FULL) lifted ??= formed(policy.shortenFor(name, FULL), output, limits, tool);
     same &&= (form === FULL ? lifted! : compressed).elements[index] === elements[index];
   }
-  // Lists of their length: a list grown by push keeps room for more, and a shown result is kept with its thread.
   const left = same ? (elements as Element[]) : new Array<Element>(kept);
   let textless: boolean[] | undefined;
   kept = 0;

@@ -189,7 +189,6 @@ export class Recordings {
 
   /** Read events that follow those read so far. */
   append(events: readonly Event[]): void {
-    // Indexed loops: a builder reads a thread one event at a time, and an iterator is an object each time.
     for (let index = 0; index < events.length; index += 1) {
       const event = events[index]!;
       // The kind of each event is read once, and kept for the other readers of the thread.
@@ -296,7 +295,7 @@ export function reopenedOutput(reopened: Reopened, drawing: Drawing): ToolOutput
     const element = shown[recording.index]!;
     if (element.ref !== null && element.ref !== undefined) {
       const inSame = recording.output.elements.findIndex((candidate) => candidate.id === element.ref);
-      add(inSame >= 0 ? shown[inSame] : drawn(element.ref, drawing));
+      add(inSame >= 0 ? shown[inSame] : firstRecorded(element.ref, drawing));
     }
     add(element);
   }
@@ -320,7 +319,7 @@ export function reopenedOutput(reopened: Reopened, drawing: Drawing): ToolOutput
 
 // An element where the thread first recorded it, in the full form of the tool that recorded it; an element
 // that no result recorded (an input's) as numbered.
-function drawn(id: string, drawing: Drawing): Element | undefined {
+function firstRecorded(id: string, drawing: Drawing): Element | undefined {
   const recording = drawing.recordings.firstRecorded(id);
   if (recording !== undefined) return drawing.fullElements(recording.output)[recording.index];
   const number = drawing.numbering.numberOf(id);

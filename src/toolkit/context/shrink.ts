@@ -6,10 +6,10 @@
 import type { Element } from "../../domain/elements.js";
 import { ValueError } from "../../domain/errors.js";
 import { Compaction, type Event, Input, ModelOutput, Reopened, ToolOutput } from "../../domain/events.js";
-import { kindsDeclared } from "../../domain/kinds.js";
 import { appended, extendsList, lineageOf, sharedLength } from "../../domain/lists.js";
-import type { Trace } from "../../domain/trace.js";
-import { type Handles, resultHandles } from "../../runtime/tools/ids.js";
+import type { GrowingIndex, Trace } from "../../domain/trace.js";
+import type { Stream } from "../../domain/events.js";
+import { type Handles, THREAD_HANDLES } from "../../runtime/tools/ids.js";
 import { COMPRESSED, FULL, type Form, STUBBED, isForm } from "./forms.js";
 import { Share, type Threshold, Tokens } from "./limits.js";
 
@@ -37,33 +37,39 @@ export interface EventKind {
   readonly result: boolean;
 }
 
-// The kind of each type name asked about, one frozen record for all its events: a record for each event
-// (in a WeakMap) held more memory than the rest of what a build keeps of the event.
-const kinds = new Map<string, EventKind>();
-// The kinds declared when the kinds were found: a subtype declared since may change the kind of a name asked
-// about before.
-let declared = 0;
+// Every kind, by its flags as bits (input 1, model output 2, compaction 4, reopened 8, result 16): the events of a
+// thread share these few frozen records rather than keep one each.
+const KINDS: readonly EventKind[] = Object.freeze(
+  Array.from({ length: 32 }, (_, bits) =>
+    Object.freeze({
+      input: (bits & 1) !== 0,
+      modelOutput: (bits & 2) !== 0,
+      compaction: (bits & 4) !== 0,
+      reopened: (bits & 8) !== 0,
+      result: (bits & 16) !== 0,
+    }),
+  ),
+);
 
-/** The kind of an event, as the `is` of its types answers. */
+/** The kind of an event, as the `is` of its types answers (subtypes declared later included). */
 export function kindOf(event: Event): EventKind {
-  if (kindsDeclared() !== declared) {
-    kinds.clear();
-    declared = kindsDeclared();
-  }
-  // The type is read once (as each `is` reads it): the events of a thread come in many shapes.
   const type = (event as { type?: unknown }).type as string;
-  let kind = kinds.get(type);
-  if (kind === undefined) {
-    kind = Object.freeze({
-      input: Input.names.has(type),
-      modelOutput: ModelOutput.names.has(type),
-      compaction: Compaction.names.has(type),
-      reopened: Reopened.names.has(type),
-      result: ToolOutput.names.has(type),
-    });
-    kinds.set(type, kind);
+  // The built-in types' own names, which no later declaration changes the kind of, need no lookup.
+  switch (type) {
+    case "input":
+      return KINDS[1]!;
+    case "model-output":
+      return KINDS[2]!;
+    case "tool-output":
+      return KINDS[16]!;
   }
-  return kind;
+  const bits =
+    (Input.names.has(type) ? 1 : 0) |
+    (ModelOutput.names.has(type) ? 2 : 0) |
+    (Compaction.names.has(type) ? 4 : 0) |
+    (Reopened.names.has(type) ? 8 : 0) |
+    (ToolOutput.names.has(type) ? 16 : 0);
+  return KINDS[bits]!;
 }
 
 /** The call id of a result, or null for a result without one and for any other event. */
@@ -134,53 +140,74 @@ export function foldedOver<T>(
   };
 }
 
-/** The index of each input that starts a turn, as turnStarts finds them, found once for each list of events. */
-export const turnStartsOf: (events: readonly Event[]) => readonly number[] = foldedOver<number[]>(
-  () => [],
-  (starts) => [...starts],
-  (starts, event, index) => {
-    if (kindOf(event).input) starts.push(index);
-    return starts;
-  },
-);
+/** The index of each input that starts a turn, in order. */
+export function turnStartsIn(events: readonly Event[]): number[] {
+  const starts: number[] = [];
+  for (let index = 0; index < events.length; index += 1) if (kindOf(events[index]!).input) starts.push(index);
+  return starts;
+}
 
-/** How many model outputs a list of events holds, counted once for each list. */
-export const modelOutputsIn: (events: readonly Event[]) => number = foldedOver(
-  () => 0,
-  (count) => count,
-  (count, event) => (kindOf(event).modelOutput ? count + 1 : count),
-);
+/** A function that finds turnStartsIn once for each list of events, going on from a list it extends. */
+export function turnStartsFold(): (events: readonly Event[]) => readonly number[] {
+  return foldedOver<number[]>(
+    () => [],
+    (starts) => [...starts],
+    (starts, event, index) => {
+      if (kindOf(event).input) starts.push(index);
+      return starts;
+    },
+  );
+}
 
-// The shrinks of one build ask about the same events many times: each list's units are found once.
-const unitsByEvents = new WeakMap<readonly Event[], Map<Unit, readonly UnitSpan[]>>();
+/** How many model outputs a list of events holds. */
+export function modelOutputsIn(events: readonly Event[]): number {
+  let count = 0;
+  for (const event of events) if (kindOf(event).modelOutput) count += 1;
+  return count;
+}
 
 /** The units of a stream's events, oldest first, the current one last. Events before the first of each unit belong to none. */
 export function unitsOf(events: readonly Event[], unit: Unit): readonly UnitSpan[] {
-  let byUnit = unitsByEvents.get(events);
-  if (byUnit === undefined) unitsByEvents.set(events, (byUnit = new Map()));
-  let units = byUnit.get(unit);
-  if (units === undefined) {
-    // Each view of a build, and each build, asks about a list that extends one asked about before.
-    const recent = recentUnits[unit];
-    const extended = unit === "rounds" ? undefined : recent.extended(events);
-    byUnit.set(unit, (units = findUnits(events, unit, extended && { events: extended.events, units: extended.value })));
-    recent.remember(events, units);
-  }
-  return units;
+  return findUnits(events, unit, turnStartsIn);
 }
 
-// The units of the last lists asked about, by unit.
-const recentUnits: Record<Unit, RecentLists<readonly UnitSpan[]>> = {
-  turns: new RecentLists(),
-  rounds: new RecentLists(),
-  results: new RecentLists(),
-};
+/**
+ * The units of the lists of events asked about, found once for each list and unit: the shrinks of one build ask
+ * about the same views many times, and each view usually extends one asked about before. Its owner (a thread's
+ * cache, or a Selection) bounds it: lists are held weakly, and a few recent ones per unit.
+ */
+export class UnitIndex {
+  private readonly byEvents = new WeakMap<readonly Event[], Map<Unit, readonly UnitSpan[]>>();
+  private readonly recent: Record<Unit, RecentLists<readonly UnitSpan[]>> = {
+    turns: new RecentLists(),
+    rounds: new RecentLists(),
+    results: new RecentLists(),
+  };
+  /** The turn starts of each list asked about. */
+  readonly turnStarts = turnStartsFold();
+
+  /** The units of `events`, as unitsOf finds them. */
+  unitsOf(events: readonly Event[], unit: Unit): readonly UnitSpan[] {
+    let byUnit = this.byEvents.get(events);
+    if (byUnit === undefined) this.byEvents.set(events, (byUnit = new Map()));
+    let units = byUnit.get(unit);
+    if (units === undefined) {
+      const recent = this.recent[unit];
+      const extended = unit === "rounds" ? undefined : recent.extended(events);
+      const earlier = extended && { events: extended.events, units: extended.value };
+      byUnit.set(unit, (units = findUnits(events, unit, this.turnStarts, earlier)));
+      recent.remember(events, units);
+    }
+    return units;
+  }
+}
 
 // The units of `events`; of turns and results, those of an earlier list that `events` extends are kept, but its last
 // turn. The list is appended to the earlier one (domain/lists.ts): the selections' handles tell they extend theirs.
 function findUnits(
   events: readonly Event[],
   unit: Unit,
+  turnStarts: (events: readonly Event[]) => readonly number[],
   earlier?: { events: readonly Event[]; units: readonly UnitSpan[] },
 ): readonly UnitSpan[] {
   const added: UnitSpan[] = [];
@@ -192,7 +219,7 @@ function findUnits(
     return earlier === undefined ? added : appended(earlier.units, added);
   }
   if (unit === "turns") {
-    const starts = turnStartsOf(events);
+    const starts = turnStarts(events);
     const kept = earlier === undefined ? 0 : Math.max(0, earlier.units.length - 1);
     for (let at = kept; at < starts.length; at += 1)
       added.push({ start: starts[at]!, results: resultsIn(events, starts[at]!, starts[at + 1] ?? events.length) });
@@ -220,7 +247,7 @@ function resultsIn(events: readonly Event[], from: number, to: number): string[]
     const callId = resultOf(events[index]!);
     if (callId !== null) found.push(callId);
   }
-  // A copy of its length: a list grown by push keeps room for more, and a turn's results are kept with its thread.
+  // A copy of its length: a turn's results are kept with its thread.
   return found.slice();
 }
 
@@ -270,11 +297,16 @@ export class Selection {
 
   // The handles found at the last view: the next view's units usually keep those picked then, and add some.
   private lastFound: { units: readonly UnitSpan[]; from: number; to: number; handles: readonly string[] } | undefined;
+  // The units of the views asked about without a thread's index (a shrink called on its own).
+  private readonly ownUnits = new UnitIndex();
 
-  /** The handles, such as "r1", of each result in a selected unit of `view`, oldest first. */
-  handles(view: Trace): readonly string[] {
-    const units = unitsOf(view.events, this.unit);
-    const handles = handlesOf(view.thread.events);
+  /**
+   * The handles, such as "r1", of each result in a selected unit of `view`, oldest first. A builder gives the
+   * indexes it keeps of the view's thread; without them the thread's own handles and this selection's units serve.
+   */
+  handles(view: Trace, indexes?: ThreadIndexes): readonly string[] {
+    const units = (indexes?.units ?? this.ownUnits).unitsOf(view.events, this.unit);
+    const handles = indexes?.handles ?? view.thread.index(THREAD_HANDLES);
     const [from, to] = this.range(units.length);
     const last = this.lastFound;
     // The same unit objects hold the same results: only the units picked since are looked up. Units appended to the
@@ -308,18 +340,10 @@ export class Selection {
   }
 }
 
-const handlesByEvents = new WeakMap<readonly Event[], Handles>();
-
-/** Give the shrinks the handles of a thread that a builder has read already, for this list of its events. */
-export function knowHandles(events: readonly Event[], handles: Handles): void {
-  if (!handlesByEvents.has(events)) handlesByEvents.set(events, handles);
-}
-
-// The handles of a thread's results, found once for each list of its events.
-function handlesOf(events: readonly Event[]): Handles {
-  let handles = handlesByEvents.get(events);
-  if (handles === undefined) handlesByEvents.set(events, (handles = resultHandles(events)));
-  return handles;
+/** What a builder keeps of a thread that a selection reads: its result handles, and the units of its views. */
+export interface ThreadIndexes {
+  handles: Handles;
+  units: UnitIndex;
 }
 
 // Array.prototype.slice's bounds: negative counts from the end, then clamped to [0, count].
@@ -399,6 +423,9 @@ Object.defineProperty(Stub, Symbol.hasInstance, {
   value: (value: unknown) => typeof value === "function" && selectionOffers(value as Shrink)?.to === STUBBED,
 });
 
+// The key under which a built-in shrink carries what it offers.
+const SELECTION_OFFERS = Symbol("selectionOffers");
+
 function selectionShrink(
   kind: string,
   where: Selection,
@@ -418,7 +445,7 @@ function selectionShrink(
   const label = `${kind}(${where.toString()}${when === null ? "" : `, { when: ${String(when)} }`})`;
   Object.defineProperty(shrink, "name", { value: label });
   const made = Object.assign(shrink, { where, when, toString: () => label });
-  builtIn.set(made, { where, to, offers });
+  Object.defineProperty(made, SELECTION_OFFERS, { value: { where, to, offers } satisfies SelectionOffers });
   return made;
 }
 
@@ -429,11 +456,9 @@ export interface SelectionOffers {
   offers: (form: Form) => boolean;
 }
 
-const builtIn = new WeakMap<Shrink, SelectionOffers>();
-
 /** What `shrink` offers, if it is a built-in one (Compress or Stub): a pass can read its offers itself. */
 export function selectionOffers(shrink: Shrink): SelectionOffers | undefined {
-  return builtIn.get(shrink);
+  return (shrink as Shrink & { [SELECTION_OFFERS]?: SelectionOffers })[SELECTION_OFFERS];
 }
 
 /** @throws ValueError when a value is not a Threshold (or null, where allowed). */
@@ -489,14 +514,32 @@ export class Floor {
  * Whether an earlier model output cited the element: true when a marker of a model output in `before`
  * cites its id. So a passage that the model relied on keeps its text after its result shrinks.
  */
-export const cited: Protects = (element, _tool, before) => citedIds(before.events).has(element.id);
+export const cited: Protects = (element, _tool, before) => {
+  const { all, byStream } = before.thread.index(CITED_IDS);
+  if (before.thread === before) return all.has(element.id);
+  const stream = before.events[0]?.stream;
+  return stream !== undefined && byStream.get(stream)?.has(element.id) === true;
+};
 
-/** The ids of the Sources that the model outputs of a list of events cite; a builder asks about many elements of one view. */
-const citedIds = foldedOver<Set<string>>(
-  () => new Set(),
-  (ids) => new Set(ids),
-  addCited,
-);
+/** The ids of the Sources that the model outputs of a thread cite, in all and by stream. */
+interface CitedIds {
+  all: Set<string>;
+  byStream: Map<Stream, Set<string>>;
+}
+
+/** The cited ids as an index the thread's trace keeps and grows: a floor asks about each element of a view. */
+const CITED_IDS: GrowingIndex<CitedIds> = {
+  make: () => ({ all: new Set(), byStream: new Map() }),
+  append: ({ all, byStream }, events) => {
+    for (const event of events)
+      forEachCited(event, (source) => {
+        all.add(source);
+        let ids = byStream.get(event.stream);
+        if (ids === undefined) byStream.set(event.stream, (ids = new Set()));
+        ids.add(source);
+      });
+  },
+};
 
 // Add the ids of the Sources that an event cites, if it is a model output.
 function addCited(ids: Set<string>, event: Event): Set<string> {

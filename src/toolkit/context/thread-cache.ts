@@ -1,9 +1,9 @@
 /**
- * ThreadCache: what one builder keeps of one thread between builds (the recordings, each event's facts and
+ * ThreadCache: what one builder keeps of one thread between builds (the recordings, what it keeps of each event and
  * renders, the shrink passes and the last layout), and the builder's bounded list of them.
  */
 import type { Element } from "../../domain/elements.js";
-import { type Event, ToolOutput } from "../../domain/events.js";
+import type { Event, ModelOutput, ToolOutput } from "../../domain/events.js";
 import { Numbering, THREAD_NUMBERING } from "../../domain/numbering.js";
 import { extendsList } from "../../domain/lists.js";
 import type { Trace } from "../../domain/trace.js";
@@ -14,18 +14,10 @@ import type { KeptThreads } from "../../runtime/runner/work.js";
 import { type Handles, ResultHandles, THREAD_HANDLES } from "../../runtime/tools/ids.js";
 import type { RenderInput } from "../inputs/render.js";
 import type { Shorten } from "./forms.js";
-import type { ModelLimits } from "./limits.js";
-import type { ResultShape, ShownResult } from "./render.js";
+import type { MeasuredPrompt, ModelLimits } from "./limits.js";
 import { Recordings } from "./reopen.js";
-import type { Visible } from "./context-draft.js";
-import type { PassTrail, ResultStates } from "./form-plan.js";
-import { type EventKind, foldedOver, forEachCited, kindOf, knowHandles } from "./shrink.js";
-
-/** An event's messages and the characters they count, as ChatRequest counts them. */
-export interface Rendered {
-  messages: readonly Message[];
-  characters: number;
-}
+import type { KeptEvent, LaidOut, PairList, PassTrail, PlannedForms, Visible } from "./draft-types.js";
+import { type EventKind, RecentLists, UnitIndex, foldedOver, forEachCited, kindOf } from "./shrink.js";
 
 /**
  * The thread's numbering (the index its Trace keeps) as it was when a cache read the thread: numbers given later
@@ -116,49 +108,6 @@ export function citedAmong(sources: CitedSources, element: Element, numbering: N
 }
 
 /**
- * What a build asks of an event again and again, found once: its kind and its handle in the thread, and
- * what it rendered to while the cache's renders hold (one record per event, not a map per render).
- */
-export interface Facts {
-  /** What the event is, one record for each type (shrink.ts kindOf). */
-  kind: EventKind;
-  /** The handle of a result with a call id, or undefined for any other event. */
-  handle: string | undefined;
-  /** The event's messages without reasoning, and with it. */
-  messages: Rendered | undefined;
-  reasoned: Rendered | undefined;
-  /** A result as shown, by the key of its shape. */
-  shown: Few<string, ShownResult> | undefined;
-  /** A reopen result with its content drawn in. */
-  drawn: ToolOutput | undefined;
-  /** The name of the tool of the call whose result this is, once asked (toolOf); undefined until then. */
-  tool: string | null | undefined;
-}
-
-/**
- * A few entries by key, in one list: a result is shown in one to three shapes and made smaller by one or two
- * Shorten functions, and a Map for each would hold more memory than the rest of what the result keeps.
- */
-export class Few<K, V> {
-  // Made anew at each set, of its length: a list grown by push keeps room for 17.
-  private entries: readonly (K | V)[] = [];
-
-  get(key: K): V | undefined {
-    for (let index = 0; index < this.entries.length; index += 2)
-      if (this.entries[index] === key) return this.entries[index + 1] as V;
-    return undefined;
-  }
-
-  set(key: K, value: V): void {
-    const entries = new Array<K | V>(this.entries.length + 2);
-    for (let index = 0; index < this.entries.length; index += 1) entries[index] = this.entries[index]!;
-    entries[this.entries.length] = key;
-    entries[this.entries.length + 1] = value;
-    this.entries = entries;
-  }
-}
-
-/**
  * What one builder keeps of one thread between builds: the recordings, read as events are appended, and what
  * each event renders to; its numbers and handles are the indexes the thread's trace keeps. An event renders the
  * same in every later build, since it reads only what came before it; a lookup that found nothing (an id recorded
@@ -174,11 +123,10 @@ export class ThreadCache {
   readonly handles = new NotingHandles();
   readonly recordings = new Recordings();
   /** Each result as each Shorten function made it, checked. */
-  readonly formed = new Map<ToolOutput, Few<Shorten, ToolOutput>>();
+  readonly formed = new Map<ToolOutput, PairList<Shorten, ToolOutput>>();
   /**
-   * The Sources that the model outputs of a list of the thread's events cite, flagged by element number: the
-   * `cited` floor asks of each element of each result a pass shrinks, in order, and a set of ids as large as a long
-   * thread's citations is a lookup that misses the processor's caches. Ids with no number are kept apart.
+   * The Sources that the model outputs of a list of the thread's events cite, flagged by element number (the
+   * `cited` floor asks about each element of each result a pass shrinks); ids with no number are kept apart.
    */
   readonly citedIn = foldedOver<CitedSources>(
     () => ({ numbers: new Uint8Array(64), others: new Set() }),
@@ -204,20 +152,27 @@ export class ThreadCache {
   lastVisible: { view: readonly Event[]; visible: Visible } | undefined;
   /** The messages laid out last (where shapes are summed): the next build lays out only what follows the first change. */
   lastLayout: LaidOut | undefined;
-  /** The result states after the shrink pass at a view, by the view's last event and its length. */
-  passes = new Map<Event, Map<number, ResultStates>>();
+  /** The forms the shrink pass at a view planned, by the view's last event and its length. */
+  passes = new Map<Event, Map<number, PlannedForms>>();
   /** What the last first pass of a turn decided: the next turn's first pass takes each decision that still holds. */
   firstPass: PassTrail | undefined;
+  /** The units of the thread's views, and their turn starts, for the built-in shrinks' selections. */
+  readonly units = new UnitIndex();
 
-  private readonly facts = new Map<Event, Facts>();
-  // The facts of `events` by place: a pass over a thread's events reads this list in order instead of looking
+  // The prompt measured last of each list of events asked about, by model; and the lists asked about recently, by
+  // model, which a longer list goes on from (measuredPrompt).
+  private readonly measuredByEvents = new WeakMap<readonly Event[], Map<string, MeasuredPrompt | null>>();
+  private readonly recentMeasured = new Map<string, RecentLists<MeasuredPrompt | null>>();
+
+  private readonly keptByEvent = new Map<Event, KeptEvent>();
+  // What it keeps of `events` by place: a pass over a thread's events reads this list in order instead of looking
   // each event up (which reads the event itself, far apart in memory on a long thread).
-  private readonly factsByPlace: Facts[] = [];
+  private readonly keptByPlace: KeptEvent[] = [];
   // The results that hold each element id, and the reopen results, for the first `indexed` events read (resultsHolding).
   private byElement: Map<string, ToolOutput[]> | undefined;
   private readonly reopened: ToolOutput[] = [];
   private indexed = 0;
-  // How many of factsByPlace are in `facts` (factsOf).
+  // How many of keptByPlace are in `kept` (keptOf).
   private mapped = 0;
   // The turn's parts that the kept renders and passes were made with: builders of other turns share the cache.
   private renderedWith: RenderedWith | undefined;
@@ -234,20 +189,20 @@ export class ThreadCache {
     if (was === undefined) return;
     let changed = false;
     if (was.citations !== now.citations || !sameValues(was.limits, now.limits)) {
-      for (const facts of this.allFacts().values())
-        facts.messages = facts.reasoned = facts.shown = facts.drawn = undefined;
+      for (const kept of this.allKept().values())
+        kept.messages = kept.reasoned = kept.shown = kept.reopenedOutput = undefined;
       this.formed.clear();
       changed = true;
     } else if (was.renderInput !== now.renderInput || was.calls !== now.calls) {
       const calls = was.calls !== now.calls;
-      for (const [event, facts] of this.allFacts()) {
-        if (facts.messages === undefined) continue;
-        const stale = facts.kind.modelOutput
+      for (const [event, kept] of this.allKept()) {
+        if (kept.messages === undefined) continue;
+        const stale = kept.kind.modelOutput
           ? calls
-          : facts.kind.input &&
+          : kept.kind.input &&
             was.renderInput !== now.renderInput &&
-            JSON.stringify(inputMessages(event)) !== JSON.stringify(facts.messages.messages);
-        if (stale) facts.messages = facts.reasoned = undefined;
+            JSON.stringify(inputMessages(event)) !== JSON.stringify(kept.messages.messages);
+        if (stale) kept.messages = kept.reasoned = undefined;
         changed ||= stale;
       }
     }
@@ -259,7 +214,7 @@ export class ThreadCache {
   }
 
   /** The passes planned so far, if they were planned with the same parts as `now` (prompt, model, tools, budget); else none. */
-  passesFor(now: readonly unknown[]): Map<Event, Map<number, ResultStates>> {
+  passesFor(now: readonly unknown[]): Map<Event, Map<number, PlannedForms>> {
     if (this.plannedWith === undefined || !sameValues(this.plannedWith, now)) {
       this.passes = new Map();
       this.firstPass = undefined;
@@ -268,39 +223,38 @@ export class ThreadCache {
     return this.passes;
   }
 
-  /** The facts of an event of the thread, or of one that a selection made up. */
-  factsOf(event: Event): Facts {
-    let facts = this.facts.get(event);
-    if (facts === undefined && this.mapped < this.factsByPlace.length) facts = this.allFacts().get(event);
-    if (facts === undefined) this.facts.set(event, (facts = this.newFacts(event)));
-    return facts;
+  /** What it keeps of an event of the thread, or of one that a selection made up. */
+  keptOf(event: Event): KeptEvent {
+    let kept = this.keptByEvent.get(event);
+    if (kept === undefined && this.mapped < this.keptByPlace.length) kept = this.allKept().get(event);
+    if (kept === undefined) this.keptByEvent.set(event, (kept = this.newKept(event)));
+    return kept;
   }
 
-  // The facts of every event read, by event. The thread's events are put in the map only once one is asked about
+  // What it keeps of every event read, by event. The thread's events are put in the map only once one is asked about
   // alone (or every render is reset): a build reads them by place.
-  private allFacts(): Map<Event, Facts> {
-    for (; this.mapped < this.factsByPlace.length; this.mapped += 1) {
+  private allKept(): Map<Event, KeptEvent> {
+    for (; this.mapped < this.keptByPlace.length; this.mapped += 1) {
       const read = this.events[this.mapped]!;
-      if (!this.facts.has(read)) this.facts.set(read, this.factsByPlace[this.mapped]!);
+      if (!this.keptByEvent.has(read)) this.keptByEvent.set(read, this.keptByPlace[this.mapped]!);
     }
-    return this.facts;
+    return this.keptByEvent;
   }
 
-  /** The facts of events[index], from `byPlace` (factsIn) where there is one. */
-  factsAt(events: readonly Event[], byPlace: readonly Facts[] | undefined, index: number): Facts {
-    return byPlace?.[index] ?? this.factsOf(events[index]!);
+  /** What it keeps of events[index], from `byPlace` (keptIn) where there is one. */
+  keptAt(events: readonly Event[], byPlace: readonly KeptEvent[] | undefined, index: number): KeptEvent {
+    return byPlace?.[index] ?? this.keptOf(events[index]!);
   }
 
-  private newFacts(event: Event, kind: EventKind = kindOf(event)): Facts {
+  private newKept(event: Event, kind: EventKind = kindOf(event)): KeptEvent {
     const callId = kind.result ? (event as ToolOutput).callId : null;
-    // Every field at once: one shape for every record, and no property storage added to each later.
     return {
       kind,
       handle: callId === null ? undefined : this.handles.handleOf(callId),
       messages: undefined,
       reasoned: undefined,
       shown: undefined,
-      drawn: undefined,
+      reopenedOutput: undefined,
       tool: undefined,
     };
   }
@@ -314,9 +268,9 @@ export class ThreadCache {
     const index = (this.byElement ??= new Map());
     for (; this.indexed < this.events.length; this.indexed += 1) {
       const event = this.events[this.indexed]!;
-      const facts = this.factsByPlace[this.indexed]!;
-      if (facts.kind.reopened) this.reopened.push(event as ToolOutput);
-      if (!facts.kind.result || facts.kind.reopened) continue;
+      const kept = this.keptByPlace[this.indexed]!;
+      if (kept.kind.reopened) this.reopened.push(event as ToolOutput);
+      if (!kept.kind.result || kept.kind.reopened) continue;
       for (const element of (event as ToolOutput).elements) {
         const holding = index.get(element.id);
         if (holding === undefined) index.set(element.id, [event as ToolOutput]);
@@ -326,6 +280,42 @@ export class ThreadCache {
     const found = new Set<ToolOutput>(this.reopened);
     for (const id of ids) for (const result of index.get(id) ?? []) found.add(result);
     return found;
+  }
+
+  /**
+   * The real prompt tokens of the last call to `model` among `events` that recorded them, with the characters its
+   * prompt had, or null: from then on only the characters added are estimated. Each list is searched once per
+   * model, from where a list it extends was searched.
+   */
+  measuredPrompt(events: readonly Event[], model: string): MeasuredPrompt | null {
+    let byModel = this.measuredByEvents.get(events);
+    if (byModel === undefined) this.measuredByEvents.set(events, (byModel = new Map()));
+    let measured = byModel.get(model);
+    if (measured !== undefined) return measured;
+    let recent = this.recentMeasured.get(model);
+    if (recent === undefined) this.recentMeasured.set(model, (recent = new RecentLists()));
+    const last = recent.extended(events);
+    const output = this.lastMeasured(events, model, last?.events.length ?? 0);
+    measured =
+      output !== undefined
+        ? { tokens: output.usage!.promptTokens, characters: output.promptCharacters! }
+        : (last?.value ?? null);
+    byModel.set(model, measured);
+    recent.remember(events, measured);
+    return measured;
+  }
+
+  // The last model output to `model` from the event at `from` on that recorded its prompt's tokens and characters.
+  private lastMeasured(events: readonly Event[], model: string, from: number): ModelOutput | undefined {
+    const byPlace = this.keptIn(events);
+    for (let index = events.length - 1; index >= from; index -= 1) {
+      const event = events[index]!;
+      const kind = byPlace !== undefined ? byPlace[index]!.kind : this.keptOf(event).kind;
+      if (!kind.modelOutput) continue;
+      const output = event as ModelOutput;
+      if (output.model === model && output.usage !== null && output.promptCharacters !== null) return output;
+    }
+    return undefined;
   }
 
   /** Whether something rendered looked up what was not recorded yet. */
@@ -338,9 +328,9 @@ export class ThreadCache {
     return extendsList(this.events, events);
   }
 
-  /** The facts of each of `events` by place, when `events` is a prefix of the thread's list read so far; else undefined. */
-  factsIn(events: readonly Event[]): readonly Facts[] | undefined {
-    return extendsList(events, this.events) ? this.factsByPlace : undefined;
+  /** What it keeps of each of `events` by place, when `events` is a prefix of the thread's list read so far; else undefined. */
+  keptIn(events: readonly Event[]): readonly KeptEvent[] | undefined {
+    return extendsList(events, this.events) ? this.keptByPlace : undefined;
   }
 
   /** Read the events of `thread` after those read so far; its events start with them. */
@@ -353,7 +343,7 @@ export class ThreadCache {
     this.handles.read(thread.index(THREAD_HANDLES));
     // The thread's list is kept, not copied: the next one made from it is known to extend it (extendsList).
     this.events = events;
-    // One pass for the recordings and the facts: the kind is read once, and the recordings are handed one event at
+    // One pass for the recordings and the kept: the kind is read once, and the recordings are handed one event at
     // a time, in one list they do not keep.
     const one: Event[] = [];
     for (let index = from; index < events.length; index += 1) {
@@ -362,29 +352,12 @@ export class ThreadCache {
       const kind = kindOf(event);
       // Only results and model outputs record.
       if (kind.result || kind.modelOutput) this.recordings.append(one);
-      // An event asked about alone before it was read keeps its facts.
-      this.factsByPlace.push((this.facts.size === 0 ? undefined : this.facts.get(event)) ?? this.newFacts(event, kind));
+      // An event asked about alone before it was read keeps what was kept of it.
+      this.keptByPlace.push(
+        (this.keptByEvent.size === 0 ? undefined : this.keptByEvent.get(event)) ?? this.newKept(event, kind),
+      );
     }
   }
-}
-
-/**
- * The messages of the shown events of a layout, without the system message: where each event's messages
- * start, and the shape each result was laid out in, so a later layout keeps them up to its first change.
- */
-export interface LaidOut {
-  events: readonly Event[];
-  /** The shapes the results were laid out in. */
-  shapes: ReadonlyMap<string, ResultShape>;
-  messages: Message[];
-  /** The index in `messages` of each event's first message, and the length of `messages` after the last. */
-  starts: number[];
-  /** The index in `events` of each result, its handle and the shape it was laid out in. */
-  results: { at: number; handle: string; shape: ResultShape }[];
-  /** Whether the numbers of the results' handles rise: then a result is found by its handle's number. */
-  rising: boolean;
-  /** The messages last handed out, the system message first if there was one. */
-  sent?: readonly Message[];
 }
 
 /** The parts of a turn that a ThreadCache's renders depend on, compared at each build. */
@@ -414,7 +387,6 @@ function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
  */
 export function cacheFor(caches: ThreadCache[], thread: Trace, keep: KeptThreads): ThreadCache {
   const cache = findCache(caches, thread);
-  knowHandles(thread.events, cache.handles);
   let events = 0;
   let kept = 0;
   while (kept < caches.length && kept < keep.threads) {

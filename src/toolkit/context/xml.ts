@@ -59,6 +59,7 @@ export function xml(options: XmlOptions = {}): Show {
   for (const [type, path] of order) checkPath(type, path, "order");
   if (cite !== null) checkName(cite, "cite attribute name");
   // Without an order setting, parts keep arrival order: nothing is sorted.
+  const names = attributeNames();
   const orderOf = order.size === 0 ? null : (element: Element) => orderValue(order, element);
   // Elements are immutable: each one's tag, attributes and escaped text are made once for a thread's numbering.
   const byNumbering = new WeakMap<Numbering, Pick<RenderContext, "made" | "byNumber" | "lengths">>();
@@ -70,7 +71,7 @@ export function xml(options: XmlOptions = {}): Show {
       let made = byNumbering.get(numbering);
       if (made === undefined)
         byNumbering.set(numbering, (made = { made: new Map(), byNumber: [], lengths: new MeasuredLengths() }));
-      context = { fields, tags, order, cite, numbering, citations, ...made };
+      context = { fields, tags, order, cite, numbering, citations, attributeName: names, ...made };
       contexts.set(numbering, context);
     }
     return context;
@@ -95,11 +96,12 @@ export function xml(options: XmlOptions = {}): Show {
   // The Show itself: its callers pass no textless flags, the context builder does (renderOf).
   const show: Show = shownWith;
   // The length alone is summed from the same kept pieces, so a context is measured without making its text.
-  layouts.set(show, {
+  const layout: XmlLayout = {
     measure: (elements, numbering, _tool, citations, textless) =>
       measure(elements, contextOf(numbering, citations), textless),
     render: shownWith,
-  });
+  };
+  Object.defineProperty(show, XML_LAYOUT, { value: layout });
   return show;
 }
 
@@ -121,16 +123,27 @@ export type MeasureShow = TextlessShow<number>;
 /** The text a Show makes of elements. */
 export type RenderShow = TextlessShow<string>;
 
-const layouts = new WeakMap<Show, { measure: MeasureShow; render: RenderShow }>();
+/** What a Show that xml() made carries besides itself: its measure, and itself with textless elements. */
+interface XmlLayout {
+  measure: MeasureShow;
+  render: RenderShow;
+}
+
+// The key under which a Show that xml() made carries its XmlLayout.
+const XML_LAYOUT = Symbol("xmlLayout");
+
+function layoutOf(show: Show): XmlLayout | undefined {
+  return (show as Show & { [XML_LAYOUT]?: XmlLayout })[XML_LAYOUT];
+}
 
 /** The function that measures what `show` makes, when xml() made it; undefined for any other Show. */
 export function measureOf(show: Show): MeasureShow | undefined {
-  return layouts.get(show)?.measure;
+  return layoutOf(show)?.measure;
 }
 
 /** `show` with textless elements (RenderShow), when xml() made it; undefined for any other Show. */
 export function renderOf(show: Show): RenderShow | undefined {
-  return layouts.get(show)?.render;
+  return layoutOf(show)?.render;
 }
 
 interface RenderContext {
@@ -140,10 +153,12 @@ interface RenderContext {
   cite: string | null;
   numbering: Numbering;
   citations: CitationStrategy | null;
+  /** A properties key's attribute name, kept by the layout. */
+  attributeName: (key: string) => string;
   /** The pieces of each element first recorded under its number, by number (1 at 0). */
-  byNumber: (Made | undefined)[];
+  byNumber: (ElementPieces | undefined)[];
   /** The pieces of any other element (a copy that differs from the recorded element in more than its text). */
-  made: Map<Element, Made>;
+  made: Map<Element, ElementPieces>;
   /** The lengths of the pieces of each element first recorded under its number, where only measured. */
   lengths: MeasuredLengths;
 }
@@ -175,10 +190,10 @@ class MeasuredLengths {
 }
 
 /** What an opening reads of an element besides its fields: its number, and whether it is a Source. */
-type Numbered = Pick<Made, "number" | "source">;
+type Numbered = Pick<ElementPieces, "number" | "source">;
 
 /** What an element renders to with one citation strategy: its number, tag, opening as a root and as a part, text. */
-interface Made {
+interface ElementPieces {
   citations: CitationStrategy | null;
   number: number;
   /** Whether the element is a Source: its opening holds a cite marker, and its text follows it. */
@@ -195,18 +210,18 @@ interface Made {
 // The pieces of an element with one citation strategy, made once: the element first recorded under a number
 // keeps them by that number. A Source that a Shorten copied with another text (dropText, a cap) shares the
 // tag and openings of the element first recorded under its id.
-function madeOf(element: Element, context: RenderContext): Made {
+function piecesOf(element: Element, context: RenderContext): ElementPieces {
   const number = numberOf(element.id, context.numbering);
   const recorded = context.numbering.element(number);
   let made = recorded === element ? context.byNumber[number - 1] : context.made.get(element);
   if (made === undefined || made.citations !== context.citations) {
     const source = Source.is(element);
     const text = source && typeof element.text === "string" ? escapeText(element.text) : "";
-    const shared = source && recorded !== element ? recordedMade(element, recorded!, number, context) : undefined;
+    const shared = source && recorded !== element ? recordedPieces(element, recorded!, number, context) : undefined;
     if (shared !== undefined)
       // A copy is measured once or twice: its pieces are found again rather than kept beside the recorded element's.
       return { ...shared, text };
-    // Every field at once, the openings made when first asked: one shape, and no property storage added later.
+    // The openings are made when first asked.
     made = {
       citations: context.citations,
       number,
@@ -226,7 +241,12 @@ function madeOf(element: Element, context: RenderContext): Made {
 
 // The pieces of `recorded`, the element first recorded under the number of `element`, when the two differ in
 // their text alone (the same fields, each the same value): the opening of a Source leaves its text out.
-function recordedMade(element: Element, recorded: Element, number: number, context: RenderContext): Made | undefined {
+function recordedPieces(
+  element: Element,
+  recorded: Element,
+  number: number,
+  context: RenderContext,
+): ElementPieces | undefined {
   // A path the fields setting lists may read the text into an attribute.
   if (nearestKind(context.fields, element) !== undefined) return undefined;
   const made = context.byNumber[number - 1];
@@ -243,7 +263,7 @@ function recordedMade(element: Element, recorded: Element, number: number, conte
 }
 
 // An element's opening as a root or as a part, made once.
-function openingFor(element: Element, made: Made, nested: boolean, context: RenderContext): string {
+function openingFor(element: Element, made: ElementPieces, nested: boolean, context: RenderContext): string {
   let opening = nested ? made.part : made.root;
   if (opening === undefined) {
     opening = openingOf(element, made, nested, context);
@@ -254,7 +274,7 @@ function openingFor(element: Element, made: Made, nested: boolean, context: Rend
 }
 
 // The length of an element's opening as a root or as a part, found once, from the opening where it is made.
-function openingLength(element: Element, made: Made, nested: boolean, context: RenderContext): number {
+function openingLength(element: Element, made: ElementPieces, nested: boolean, context: RenderContext): number {
   const opening = nested ? made.part : made.root;
   if (opening !== undefined) return opening.length;
   let length = nested ? made.partLength : made.rootLength;
@@ -284,7 +304,7 @@ function render(
 ): string {
   const dropped = textless?.[index] === true && Source.is(recorded);
   const element = dropped ? textlessElement(recorded, context) : recorded;
-  const made = madeOf(element, context);
+  const made = piecesOf(element, context);
   const opening = openingFor(element, made, nested, context);
   const text = dropped ? "" : made.text;
   const tag = made.tag;
@@ -304,12 +324,10 @@ function textlessElement(source: Element, context: RenderContext): Element {
 // and so on), without nesting them: each element adds its own pieces, a part a newline before it, each root
 // but the first a newline. The order of parts changes no length, so it is not read.
 function measure(elements: readonly Element[], context: RenderContext, textless?: readonly boolean[]): number {
-  const nested = wholesOf(elements);
-  // Which elements have parts: their pieces close on a line of their own.
-  if (nested) {
-    for (let index = 0; index < elements.length; index += 1) parted[index] = false;
-    for (let index = 0; index < elements.length; index += 1) if (wholes[index]! >= 0) parted[wholes[index]!] = true;
-  }
+  const wholes = wholesOf(elements);
+  const nested = wholes !== null;
+  // Which elements have parts: searched in place among a few elements, flagged once among many.
+  const parted = nested && elements.length > 16 ? partedOf(wholes) : undefined;
   let length = elements.length === 0 ? 0 : -1;
   const { numbering, lengths } = context;
   for (let index = 0; index < elements.length; index += 1) {
@@ -337,15 +355,23 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
         if (part || kept(element, context)) table[at + (part ? 2 : 1)] = opening;
       }
     } else {
-      const made = madeOf(element, context);
+      const made = piecesOf(element, context);
       opening = openingLength(element, made, part, context);
       tag = made.tag.length;
       text = dropped ? 0 : made.text.length;
     }
-    if (nested && parted[index]!) length += opening + text + tag + 7;
+    // An element with parts closes on a line of its own.
+    if (nested && (parted === undefined ? wholes.includes(index) : parted[index])) length += opening + text + tag + 7;
     else length += text === 0 ? opening + 4 : opening + text + tag + 6;
   }
   return length;
+}
+
+// Whether each element is the whole of another.
+function partedOf(wholes: readonly number[]): boolean[] {
+  const parted = new Array<boolean>(wholes.length).fill(false);
+  for (const at of wholes) if (at >= 0) parted[at] = true;
+  return parted;
 }
 
 /**
@@ -353,88 +379,71 @@ function measure(elements: readonly Element[], context: RenderContext, textless?
  * is not nested inside it), then each field `fields` shows, or every added field and property. `id`, the
  * cite attribute and the whole's are the element's own: a field of the same name shows as `data-<name>`.
  */
-function openingOf(element: Element, made: Made, nested: boolean, context: RenderContext): string {
-  const count = attributesOf(element, made, nested, context);
-  // Joined once into one flat string: the opening is kept as long as its thread, and a string grown by += would
-  // be a tree of its pieces (or, flattened, a copy that leaves the tree as garbage).
-  let placed = 0;
-  pieces[placed++] = made.tag;
-  for (let index = 0; index < count; index += 2) {
-    pieces[placed++] = " ";
-    pieces[placed++] = pairs[index]!;
-    pieces[placed++] = '="';
-    pieces[placed++] = pairs[index + 1]!;
-    pieces[placed++] = '"';
-  }
-  pieces.length = placed;
+function openingOf(element: Element, made: ElementPieces, nested: boolean, context: RenderContext): string {
+  const pairs = attributesOf(element, made, nested, context);
+  // Joined once into one flat string: the opening is kept as long as its thread, and a string grown by += is a
+  // tree of its pieces.
+  const pieces = [made.tag];
+  for (let index = 0; index < pairs.length; index += 2) pieces.push(" ", pairs[index]!, '="', pairs[index + 1]!, '"');
   return pieces.join("");
 }
 
 /** The length of openingOf's opening, found without making it: most openings are measured to plan and never sent. */
 function openingLengthOf(element: Element, made: Numbered, nested: boolean, context: RenderContext): number {
-  const count = attributesOf(element, made, nested, context);
+  const pairs = attributesOf(element, made, nested, context);
   let length = tagOf(element, context.tags).length;
-  for (let index = 0; index < count; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
+  for (let index = 0; index < pairs.length; index += 2) length += pairs[index]!.length + pairs[index + 1]!.length + 4;
   return length;
 }
 
-// The attributes of the opening found last, as name and escaped value, one after the other: one list, read
-// before the next opening is found and never kept. Its first `paired` entries are the opening's: the list is
-// written over, not emptied (an emptied array gives its storage back, and the next opening grows it again).
-const pairs: string[] = [];
-let paired = 0;
-// The pieces of the opening being made, joined once (openingOf).
-const pieces: string[] = [];
-
-function pair(name: string, value: string): void {
-  pairs[paired] = name;
-  pairs[paired + 1] = value;
-  paired += 2;
-}
-
-// The attributes of an element's opening, in order (see openingOf), as the first entries of `pairs`: their count.
-function attributesOf(element: Element, { number, source }: Numbered, nested: boolean, context: RenderContext): number {
-  paired = 0;
+// The attributes of an element's opening, in order (see openingOf): each name, then its escaped value.
+function attributesOf(
+  element: Element,
+  { number, source }: Numbered,
+  nested: boolean,
+  context: RenderContext,
+): string[] {
   // A number needs no escaping.
-  pair("id", String(number));
+  const pairs = ["id", String(number)];
   const cite = context.cite !== null && context.citations !== null && source ? context.cite : undefined;
-  if (cite !== undefined) pair(cite, escapeAttribute(context.citations!.write(number)));
+  if (cite !== undefined) pairs.push(cite, escapeAttribute(context.citations!.write(number)));
   const whole =
     nested || element.ref === null || element.ref === undefined ? undefined : context.numbering.numberOf(element.ref);
   if (whole !== undefined) {
     // A whole that has no number in the thread is not named: its real id is never shown.
     const wholeElement = context.numbering.element(whole);
-    pair(wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole));
+    pairs.push(wholeElement === undefined ? "ref" : tagOf(wholeElement, context.tags), String(whole));
   }
   const listed = nearestKind(context.fields, element);
   if (listed !== undefined) {
-    for (const path of Object.keys(listed)) attribute(listed[path]!, readPath(element, path), context.cite);
-    return paired;
+    for (const path of Object.keys(listed)) attribute(pairs, listed[path]!, readPath(element, path), context.cite);
+    return pairs;
   }
   // for-in reads the keys in the order Object.keys gives them, without making a list for each element.
   for (const key in element) {
     if (!Object.hasOwn(element, key) || baseField(key) || (key === "text" && source)) continue;
-    attribute(key, (element as unknown as Record<string, unknown>)[key], context.cite);
+    attribute(pairs, key, (element as unknown as Record<string, unknown>)[key], context.cite);
   }
   const properties: Record<string, unknown> | null | undefined = element.properties;
   if (properties !== null && properties !== undefined)
-    for (const key of Object.keys(properties)) attribute(attributeName(key), properties[key], context.cite);
-  return paired;
+    for (const key of Object.keys(properties))
+      attribute(pairs, context.attributeName(key), properties[key], context.cite);
+  return pairs;
 }
 
 // Add one attribute to `pairs`, unless its value is absent or its name used already. The names reserved for
 // the element's own attributes are "id", the cite attribute and those used so far: such a name shows as
 // data-<name>.
-function attribute(name: string, value: unknown, cite: string | null): void {
+function attribute(pairs: string[], name: string, value: unknown, cite: string | null): void {
   const text = attributeValue(value);
-  const shownName = name === "id" || name === cite || used(name) ? `data-${name}` : name;
-  if (text === undefined || used(shownName)) return;
-  pair(shownName, escapeAttribute(text));
+  const shownName = name === "id" || name === cite || used(pairs, name) ? `data-${name}` : name;
+  if (text === undefined || used(pairs, shownName)) return;
+  pairs.push(shownName, escapeAttribute(text));
 }
 
-// Whether an attribute of the opening found now has this name.
-function used(name: string): boolean {
-  for (let index = 0; index < paired; index += 2) if (pairs[index] === name) return true;
+// Whether an attribute in `pairs` has this name.
+function used(pairs: readonly string[], name: string): boolean {
+  for (let index = 0; index < pairs.length; index += 2) if (pairs[index] === name) return true;
   return false;
 }
 
@@ -481,8 +490,7 @@ const NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
 
 /** Escape a text so it never reads as a tag: &, < and >. */
 export function escapeText(text: string): string {
-  // Most texts hold none of the three: three searches for one character each are cheaper than three replaces,
-  // and than a regular expression's test (a build scans every passage's text once).
+  // Most texts hold none of the three: then the text itself is the answer.
   if (text.indexOf("&") < 0 && text.indexOf("<") < 0 && text.indexOf(">") < 0) return text;
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -502,7 +510,6 @@ function escapedLength(text: string): number {
 
 /** Escape an attribute value: &, <, > and both quotes. */
 export function escapeAttribute(value: string): string {
-  // Attribute values are short: one loop over their characters is cheaper than a regular expression's test.
   for (let index = 0; index < value.length; index += 1) {
     const code = value.charCodeAt(index);
     // &, ', ", < and >.
@@ -522,17 +529,25 @@ export function checkName(name: string, what: string): void {
 
 /** A properties key as an attribute name: characters an XML name cannot hold become "_". */
 export function attributeName(key: string): string {
-  let name = attributeNames.get(key);
-  if (name === undefined) {
-    const replaced = key.replace(/[^\p{L}\p{N}_.-]/gu, "_");
-    name = NAME.test(replaced) ? replaced : `_${replaced}`;
-    if (attributeNames.size < 10_000) attributeNames.set(key, name);
-  }
-  return name;
+  const replaced = key.replace(/[^\p{L}\p{N}_.-]/gu, "_");
+  return NAME.test(replaced) ? replaced : `_${replaced}`;
 }
 
-// Elements of one type share their properties keys: each is made a name once.
-const attributeNames = new Map<string, string>();
+/** How many properties keys a layout keeps the attribute names of. */
+const KEPT_ATTRIBUTE_NAMES = 10_000;
+
+/** attributeName, each key's name made once while fewer than KEPT_ATTRIBUTE_NAMES are kept: elements of a type share their keys. */
+function attributeNames(): (key: string) => string {
+  const names = new Map<string, string>();
+  return (key) => {
+    let name = names.get(key);
+    if (name === undefined) {
+      name = attributeName(key);
+      if (names.size < KEPT_ATTRIBUTE_NAMES) names.set(key, name);
+    }
+    return name;
+  };
+}
 
 /** An attribute value as text: strings as they are, other JSON values as JSON; null and undefined as absent. */
 export function attributeValue(value: unknown): string | undefined {
@@ -562,7 +577,8 @@ export function nest(
   elements: readonly Element[],
   orderOf: ((element: Element) => OrderValue) | null,
 ): Nested[] | null {
-  if (!wholesOf(elements)) return null;
+  const wholes = wholesOf(elements);
+  if (wholes === null) return null;
   const nodes: Nested[] = [];
   for (let index = 0; index < elements.length; index += 1)
     nodes.push({ element: elements[index]!, index, parts: NO_PARTS });
@@ -578,20 +594,13 @@ export function nest(
   return roots;
 }
 
-// What wholesOf found of the list asked about last, by place, and which of its elements have parts (measure):
-// lists written over for each list and read before the next, never kept. A build nests and measures every
-// result's elements, several times, and lists of their own would be that much garbage.
-const wholes: number[] = [];
-const parted: boolean[] = [];
-
 /**
- * Find the index of the whole each element is a part of in `elements` (the first element of the id its ref
- * names), or -1 for a root, into the first `elements.length` entries of `wholes`; a cycle of refs is cut where it
- * comes back. False, and `wholes` not written, when every element is a root.
+ * The index of the whole each element is a part of in `elements` (the first element of the id its ref names), or
+ * -1 for a root; a cycle of refs is cut where it comes back. Null when every element is a root.
  */
-function wholesOf(elements: readonly Element[]): boolean {
+function wholesOf(elements: readonly Element[]): number[] | null {
   const count = elements.length;
-  let nested = false;
+  let wholes: number[] | null = null;
   // A result has a few elements: they are searched in place; a long list is indexed by id once.
   const byId = count > 16 ? firstIndexes(elements) : undefined;
   for (let index = 0; index < count; index += 1) {
@@ -602,11 +611,10 @@ function wholesOf(elements: readonly Element[]): boolean {
     else for (let other = 0; other < count && at < 0; other += 1) if (elements[other]!.id === ref) at = other;
     // An element that names itself is cut below, as any cycle is.
     if (at < 0) continue;
-    if (!nested) for (let root = 0; root < count; root += 1) wholes[root] = -1;
-    nested = true;
+    wholes ??= new Array<number>(count).fill(-1);
     wholes[index] = at;
   }
-  if (!nested) return false;
+  if (wholes === null) return null;
   for (let index = 0; index < count; index += 1) {
     // A chain of wholes that does not come back to this element within as many steps as there are elements never does.
     let steps = 0;
@@ -617,7 +625,7 @@ function wholesOf(elements: readonly Element[]): boolean {
       }
     }
   }
-  return true;
+  return wholes;
 }
 
 // The parts of an element that has none: one list for all of them, never grown.

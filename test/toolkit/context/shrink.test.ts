@@ -86,6 +86,20 @@ describe("Floor and cited", () => {
     expect(cited(a1, "search", before)).toBe(false);
   });
 
+  it("cited reads the model outputs of the view's stream only: a subagent's citation counts in its own stream", () => {
+    const task = ModelOutput({
+      content: "Found.",
+      markers: [{ at: 6, text: " [1]", cited: [{ written: 1, source: a0.id }] }],
+      model: "m",
+      stream: "task-1",
+    });
+    const thread = Trace.of([...conversation.events, task]);
+    expect(cited(a0, "search", thread)).toBe(true);
+    expect(cited(a0, "search", thread.stream("task-1"))).toBe(true);
+    expect(cited(a0, "search", thread.stream("main"))).toBe(false);
+    expect(cited(a1, "search", thread.stream("main"))).toBe(true);
+  });
+
   it("a Floor holds its predicate and form", () => {
     const floor = new Floor(cited, FULL);
     expect([floor.applies, floor.form]).toEqual([cited, FULL]);
