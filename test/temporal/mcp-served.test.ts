@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn } from "node:child_process";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SqliteTraceStore } from "../../src/adapters/stores/sqlite.js";
@@ -46,6 +48,8 @@ it("serves an agent as an MCP tool: the SDK's client gets the answer with its ci
       TEMPORAL_NAMESPACE: temporalNamespace(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       SOEV_DATA_DIR: folder,
+      // The store is the SQLite file under SOEV_DATA_DIR, not a PostgreSQL that CI names.
+      DATABASE_URL: "",
     },
     stderr: "inherit",
   });
@@ -74,5 +78,47 @@ it("serves an agent as an MCP tool: the SDK's client gets the answer with its ci
     expect(described.taskQueue).toBe(taskQueue);
   } finally {
     await client.close();
+  }
+});
+
+it("serves over Streamable HTTP, and without a catalog gives the cited sources as resource links", async () => {
+  const taskQueue = uniqueTaskQueue("mcp-served-http");
+  const server = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "mcp", "--agent", "assistant", "--model", TOWN_MODEL, "--http", "0"],
+    {
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: temporalAddress(),
+        TEMPORAL_NAMESPACE: temporalNamespace(),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = "";
+      server.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /serving at (\S+)/.exec(output);
+        if (found) resolve(found[1]!);
+      });
+      server.on("exit", (code) => reject(new Error(`soev-agents mcp exited (${code}) before it served`)));
+    });
+    const client = new McpClient({ name: "test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const { catalog } = townCatalog(store);
+    const result = (await withWorker(catalog, taskQueue, () =>
+      client.callTool({ name: "assistant", arguments: { message: TOWN_QUESTIONS[0]! } }),
+    )) as CallToolResult;
+    await client.close();
+    expect(result.content.slice(1)).toEqual([
+      { type: "resource_link", uri: "waste-collection#2", name: "waste-collection#2" },
+    ]);
+    // No thread named: the call opened a new one, whose id comes back.
+    expect((result.structuredContent as { threadId: string }).threadId).toMatch(/^[0-9a-f-]{36}$/);
+  } finally {
+    server.kill("SIGTERM");
   }
 });
