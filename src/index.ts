@@ -35,6 +35,7 @@ export {
   atMost,
   replay,
   whatIf,
+  whatIfAgent,
   InputElement,
   UnknownAgentError,
   BudgetExceededError,

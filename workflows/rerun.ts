@@ -61,6 +61,8 @@ async function rerunThread(
       agent: argument.candidate.agent,
       threadId: candidateThread,
       input: { payload: input.payload, model: argument.candidate.model ?? input.model },
+      // The candidate thread is the recorded one's owner's: they open both in the app.
+      principal: input.principal ?? null,
       ...(argument.settings ? { settings: argument.settings } : {}),
     };
     try {

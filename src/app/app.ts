@@ -29,6 +29,7 @@ import { requestRoutes } from "./requests.js";
 import { playgroundRoutes } from "./playground/page.js";
 import { docsRoutes } from "./docs.js";
 import { threadRoutes } from "./routes.js";
+import { rerunRoutes } from "./rerun-routes.js";
 import { tokenPrincipal, tokenRoutes } from "./token-routes.js";
 
 export type { AppEnv, AppParts } from "./app-parts.js";
@@ -122,6 +123,7 @@ export function createApp(options: AppOptions): SoevApp {
   hono.use("/threads", authenticated);
   hono.use("/threads/*", authenticated);
   hono.use("/agents", authenticated);
+  hono.use("/reruns/*", authenticated);
   hono.use(
     "*",
     bodyLimit({
@@ -150,6 +152,7 @@ export function createApp(options: AppOptions): SoevApp {
   );
   healthRoutes(hono, parts);
   threadRoutes(hono, parts);
+  rerunRoutes(hono, parts);
   tokenRoutes(hono, parts);
   requestRoutes(hono, parts);
   playgroundRoutes(hono);

@@ -393,7 +393,7 @@ export async function turnRunning(parts: AppParts, threadId: string): Promise<bo
 }
 
 /** The Temporal UI's page of one run (a turn), or of every run of the workflow (a thread's turns) without a run id. */
-function temporalLink(parts: AppParts, workflowId: string, runId: string | null): string | null {
+export function temporalLink(parts: AppParts, workflowId: string, runId: string | null): string | null {
   if (parts.temporalUi === null) return null;
   const namespace = `${parts.temporalUi.replace(/\/$/, "")}/namespaces/${encodeURIComponent(parts.client.options.namespace)}`;
   if (runId !== null) return `${namespace}/workflows/${encodeURIComponent(workflowId)}/${runId}/history`;

@@ -279,7 +279,8 @@ function measuringBuilder(step: ModelStep): Measures | null {
   return typeof builder?.assess === "function" && builder.policy ? (builder as Measures) : null;
 }
 
-const FORM_NAMES = ["STUBBED", "COMPRESSED", "FULL"] as const;
+/** The forms by number: STUBBED (0), COMPRESSED (1), FULL (2). */
+export const FORM_NAMES = ["STUBBED", "COMPRESSED", "FULL"] as const;
 
 /** A call's usage and its cost at its model's price (null when the table does not price it). */
 function callUsage(output: ModelOutput, prices: PriceTable): CallView["usage"] {

@@ -52,7 +52,7 @@ export { runTurn } from "./runner/local.js";
 export type { RunOptions } from "./runner/local.js";
 export { replay, rebuildCalls, explainCall } from "./replay.js";
 export type { ReplayedCall, RebuildOptions, BuildGraph } from "./replay.js";
-export { whatIf, whatIfThreads, differenceOf } from "./what-if.js";
+export { whatIf, whatIfAgent, whatIfThreads, differenceOf } from "./what-if.js";
 export { compareRerun, rerunMarkdown } from "./rerun-report.js";
 export type {
   AnswerJudge,

@@ -30,6 +30,8 @@ export interface ReplayedCall {
 export interface RebuildOptions {
   /** Add each call's `explained` forms (the context builder's explain of the trace before it). Default false. */
   explain?: boolean;
+  /** Rebuild under this agent of the catalog instead of the one that opened the thread (a candidate's what-if). */
+  agent?: string;
 }
 
 /** Builds the graph of the turn that an input opened, as an agent's `build` does for its parsed input. */
@@ -97,7 +99,7 @@ export async function rebuildCalls(
   threadId: string,
   options: RebuildOptions = {},
 ): Promise<ReplayedCall[]> {
-  const agent = await catalog.agentOf(threadId);
+  const agent = options.agent ?? (await catalog.agentOf(threadId));
   const graphAt: GraphAt = (before, stream) => catalog.graphFor(threadId, agent, before, stream);
   return replayTrace(await catalog.read(threadId, agent), graphAt, { threadId, agent }, options.explain ?? false);
 }

@@ -81,6 +81,28 @@ export async function whatIf(recorded: AgentCatalog, candidate: AgentCatalog, th
   return before.map((call, index) => compared(index + 1, call, after[index]!));
 }
 
+/**
+ * Rebuild each recorded model call of a thread under the agent that recorded it and under another agent of
+ * the same catalog (a candidate shipped next to it, as a re-run batch's), calling no model.
+ *
+ * @example
+ * ```ts
+ * import { whatIfAgent, type AgentCatalog } from "soev-agents/runtime";
+ *
+ * declare const catalog: AgentCatalog; // has "assistant" (which recorded the thread) and "candidate"
+ * const [first] = await whatIfAgent(catalog, "thread-1", "candidate");
+ * console.log(first?.same ? "same" : first?.difference);
+ * ```
+ * @throws UnknownThreadError when the catalog finds no thread of that id of its agents.
+ */
+export async function whatIfAgent(catalog: AgentCatalog, threadId: string, candidate: string): Promise<WhatIfCall[]> {
+  const [before, after] = await Promise.all([
+    rebuildCalls(catalog, threadId, { explain: true }),
+    rebuildCalls(catalog, threadId, { explain: true, agent: candidate }),
+  ]);
+  return before.map((call, index) => compared(index + 1, call, after[index]!));
+}
+
 function compared(call: number, recorded: ReplayedCall, candidate: ReplayedCall): WhatIfCall {
   const before = recorded.request;
   const after = candidate.request;

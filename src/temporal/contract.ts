@@ -507,8 +507,21 @@ export function rerunThreadIdOf(batchId: string, threadId: string): string {
   return `rerun-${batchId}-${threadId}`;
 }
 
+/** A recorded turn's input, with who sent it: the candidate turn is sent by the same principal. */
+export interface RecordedInput extends TurnInput {
+  /** The recorded input's principal; absent on histories from before it was recorded. */
+  principal?: string | null;
+}
+
+/** What a re-run batch's workflow memo holds (ids only), so the batch can be described without a worker. */
+export interface RerunMemo {
+  agent: string;
+  candidate: string;
+  threadIds: string[];
+}
+
 /** The activities of the re-run workflow. */
 export interface RerunActivities {
   /** The inputs of a recorded thread's turns on its main stream, in order. */
-  recordedInputs(argument: { agent: string; threadId: string }): Promise<TurnInput[]>;
+  recordedInputs(argument: { agent: string; threadId: string }): Promise<RecordedInput[]>;
 }

@@ -67,6 +67,8 @@ export type {
   RerunArgument,
   RerunResult,
   RerunActivities,
+  RerunMemo,
+  RecordedInput,
 } from "./contract.js";
-export { startRerun, rerunWorkflowIdOf } from "./rerun.js";
-export type { StartRerunOptions, RerunHandle } from "./rerun.js";
+export { startRerun, rerunWorkflowIdOf, describeRerun, RERUN_MEMO } from "./rerun.js";
+export type { StartRerunOptions, RerunHandle, RerunDescription } from "./rerun.js";

@@ -7,8 +7,12 @@ import {
   RERUN_WORKFLOW,
   rerunThreadIdOf,
   type RerunArgument,
+  type RerunMemo,
   type RerunResult,
 } from "./contract.js";
+
+/** The memo key under which a batch's workflow records its RerunMemo. */
+export const RERUN_MEMO = "soevRerun";
 
 /** What startRerun takes: the batch's argument (its id optional) and the task queue of the workers that run the batch. */
 export interface StartRerunOptions extends Omit<RerunArgument, "batchId"> {
@@ -47,6 +51,13 @@ export async function startRerun(client: Client, options: StartRerunOptions): Pr
     args: [argument],
     taskQueue: taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: rerunWorkflowIdOf(batchId),
+    memo: {
+      [RERUN_MEMO]: {
+        agent: rest.agent,
+        candidate: rest.candidate.agent,
+        threadIds: rest.threadIds,
+      } satisfies RerunMemo,
+    },
   });
   return {
     batchId,
@@ -54,4 +65,26 @@ export async function startRerun(client: Client, options: StartRerunOptions): Pr
     candidateThreads: Object.fromEntries(rest.threadIds.map((id) => [id, rerunThreadIdOf(batchId, id)])),
     result: () => workflow.result() as Promise<RerunResult>,
   };
+}
+
+/** A batch as its workflow describes it, with no worker: its status, its memo and, once completed, its result. */
+export interface RerunDescription {
+  /** The workflow's status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT or CONTINUED_AS_NEW. */
+  status: string;
+  /** What startRerun recorded; null for a batch started without it. */
+  memo: RerunMemo | null;
+  /** The batch's counts, when it completed. */
+  result: RerunResult | null;
+}
+
+/**
+ * Describe a batch from its workflow (no worker needed).
+ * @throws WorkflowNotFoundError when there is no batch of that id.
+ */
+export async function describeRerun(client: Client, batchId: string): Promise<RerunDescription> {
+  const handle = client.workflow.getHandle(rerunWorkflowIdOf(batchId));
+  const description = await handle.describe();
+  const status = description.status.name;
+  const memo = (description.memo?.[RERUN_MEMO] ?? null) as RerunMemo | null;
+  return { status, memo, result: status === "COMPLETED" ? ((await handle.result()) as RerunResult) : null };
 }
