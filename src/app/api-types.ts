@@ -4,6 +4,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { AnswerBody, CallView, RequestList, ThreadView } from "./schemas.js";
+import type { RerunView, WhatIfView } from "./rerun-schemas.js";
 
 /** GET /threads/{threadId}: the thread's turns. */
 export type Thread = z.infer<typeof ThreadView>;
@@ -25,3 +26,9 @@ export type PendingRequest = PendingRequests["requests"][number];
 export type AnswerInput = z.infer<typeof AnswerBody>;
 /** A request a tool call made, with its recorded answer, as a Turn shows it. */
 export type TurnRequest = TurnToolCall["requests"][number];
+/** GET /reruns/{batchId}: a re-run batch's report over the caller's threads. */
+export type RerunReportView = z.infer<typeof RerunView>;
+/** One compared turn of a RerunReportView. */
+export type RerunTurn = RerunReportView["report"]["turns"][number];
+/** GET /threads/{threadId}/calls/{n}/whatif: a call's request under a candidate agent against the recorded one. */
+export type WhatIfResult = z.infer<typeof WhatIfView>;

@@ -19,6 +19,8 @@ import type {
 } from "../api-types.js";
 import { make } from "./dom.js";
 import { requestsPanel } from "./requests-panel.js";
+import { rerunView } from "./rerun-view.js";
+import { whatIfPanel } from "./what-if-panel.js";
 
 /** The text of one model call while it is written (its latest attempt). */
 interface LiveText {
@@ -45,6 +47,10 @@ const state = {
   follow: null as AbortController | null,
   /** How many requests the running turn waits on, as last listed. */
   waiting: 0,
+  /** The catalog's agents. */
+  agents: [] as string[],
+  /** The view the page last opened, as its hash (`thread=…`, `rerun=…`): a hash change to it opens nothing. */
+  shown: "",
 };
 
 /** The questions and approvals the running turn waits on, each with its form. */
@@ -83,6 +89,8 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return (await response.json()) as T;
 }
 
+const get = <T>(path: string): Promise<T> => api<T>("GET", path);
+
 const threadPath = (threadId: string) => `/threads/${encodeURIComponent(threadId)}`;
 
 function shown(value: unknown): string {
@@ -93,6 +101,7 @@ function shown(value: unknown): string {
 
 async function loadAgents(): Promise<void> {
   const { agents } = await api<{ agents: string[] }>("GET", "/agents");
+  state.agents = agents;
   const select = byId<HTMLSelectElement>("agent");
   select.replaceChildren(...agents.map((agent) => make("option", { value: agent }, agent)));
 }
@@ -127,7 +136,9 @@ async function openThread(threadId: string): Promise<void> {
   state.recorded.clear();
   state.ending = null;
   state.turnLink = null;
-  location.hash = `thread=${encodeURIComponent(threadId)}`;
+  closeRerun();
+  state.shown = `thread=${encodeURIComponent(threadId)}`;
+  location.hash = state.shown;
   const view = await api<ThreadView>("GET", threadPath(threadId));
   state.thread = view;
   state.running = view.running;
@@ -151,6 +162,8 @@ function newThread(): void {
   state.ending = null;
   state.turnLink = null;
   history.replaceState(null, "", location.pathname);
+  closeRerun();
+  state.shown = "";
   panel.show([]);
   state.waiting = 0;
   render();
@@ -186,7 +199,7 @@ async function send(text: string, model: string): Promise<void> {
   // Follow at once: fragments written before the stream opens are not sent again.
   const after = Number(new URL(started.events, location.href).searchParams.get("after") ?? 0);
   void follow(started.threadId, after);
-  if (!thread) location.hash = `thread=${encodeURIComponent(started.threadId)}`;
+  if (!thread) location.hash = state.shown = `thread=${encodeURIComponent(started.threadId)}`;
   const view = await api<ThreadView>("GET", threadPath(started.threadId));
   state.thread = { ...view, running: state.running };
   state.turnLink = started.temporalUi;
@@ -575,6 +588,7 @@ async function showCall(n: number): Promise<void> {
     ),
   );
   body.append(make("p", { class: "usage", "data-usage": "call" }, usageText(call.usage)));
+  body.append(whatIfPanel(threadPath(state.thread.threadId), n, state.agents, get));
   if (call.window) {
     const { tokens, limit, outputReserve, startAt } = call.window;
     const percent = Math.round((tokens / limit) * 100);
@@ -721,6 +735,35 @@ function messageText(message: Record<string, unknown>): string {
     .join("\n");
 }
 
+// ---- re-run report ----
+
+/** Show a re-run batch's report in place of the conversation. */
+async function openRerun(batchId: string): Promise<void> {
+  state.follow?.abort();
+  state.shown = `rerun=${encodeURIComponent(batchId)}`;
+  location.hash = state.shown;
+  byId("chat").classList.add("rerun-open");
+  byId("rerun").hidden = false;
+  byId("rerun-title").textContent = `Re-run report: batch ${batchId}`;
+  byId("rerun-body").replaceChildren(make("p", { class: "muted" }, "Comparing the threads…"));
+  byId("rerun-body").replaceChildren(...(await rerunView(batchId, get)));
+  setStatus("");
+}
+
+function closeRerun(): void {
+  byId("chat").classList.remove("rerun-open");
+  byId("rerun").hidden = true;
+}
+
+/** Open what the hash names: a thread, a re-run report, or nothing. */
+async function route(): Promise<void> {
+  const hash = location.hash.replace(/^#/, "");
+  const [, kind, id] = /^(thread|rerun)=([^&]+)/.exec(hash) ?? [];
+  if (kind === "rerun") await openRerun(decodeURIComponent(id!));
+  else if (kind === "thread") await openThread(decodeURIComponent(id!));
+  else render();
+}
+
 // ---- start ----
 
 function fail(error: unknown): void {
@@ -735,9 +778,7 @@ async function connect(): Promise<void> {
   }
   await loadAgents();
   await loadThreads();
-  const match = /thread=([^&]+)/.exec(location.hash);
-  if (match) await openThread(decodeURIComponent(match[1]!));
-  else render();
+  await route();
 }
 
 function start(): void {
@@ -749,6 +790,15 @@ function start(): void {
     void connect().catch(fail);
   });
   byId("new-thread").addEventListener("click", newThread);
+  byId("rerun-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const batchId = byId<HTMLInputElement>("rerun-batch").value.trim();
+    if (batchId) void openRerun(batchId).catch(fail);
+  });
+  // A link of the report (#thread=…) opens its thread; the page's own hash changes open nothing again.
+  window.addEventListener("hashchange", () => {
+    if (state.key && location.hash.replace(/^#/, "") !== state.shown) void route().catch(fail);
+  });
   const question = byId<HTMLTextAreaElement>("question");
   const ask = byId<HTMLFormElement>("ask");
   ask.addEventListener("submit", (event) => {

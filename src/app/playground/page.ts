@@ -28,13 +28,22 @@ export const PLAYGROUND_HTML = `<!doctype html>
   <label for="agent">Agent</label>
   <select id="agent" name="agent"></select>
   <button type="button" id="new-thread">New thread</button>
+  <form id="rerun-form" class="inline">
+    <label for="rerun-batch">Re-run batch</label>
+    <input id="rerun-batch" name="rerun-batch" autocomplete="off" size="10" required>
+    <button type="submit">Open report</button>
+  </form>
 </header>
 <main class="layout">
   <nav aria-labelledby="threads-title" class="panel">
     <h2 id="threads-title">Your threads</h2>
     <ul id="threads" class="threads"></ul>
   </nav>
-  <section aria-labelledby="chat-title" class="panel chat">
+  <section aria-labelledby="chat-title" class="panel chat" id="chat">
+    <section id="rerun" class="rerun" aria-labelledby="rerun-title" hidden>
+      <h2 id="rerun-title">Re-run report</h2>
+      <div id="rerun-body"></div>
+    </section>
     <div class="thread-head">
       <h2 id="chat-title">New thread</h2>
       <p id="links" class="links"></p>
@@ -131,6 +140,17 @@ th, td { text-align: left; border-bottom: 1px solid var(--line); padding: .2rem 
 .form-STUBBED { color: var(--bad); font-weight: 600; }
 .form-FULL { color: #2f855a; font-weight: 600; }
 meter { width: 100%; height: 1.2rem; }
+.rerun { flex: 1; min-height: 0; overflow: auto; }
+.chat.rerun-open > :not(.rerun):not(.status) { display: none; }
+#rerun-totals { width: auto; table-layout: auto; margin-bottom: .5rem; }
+#rerun-totals th { width: auto; font-weight: 400; padding-right: 1.5rem; }
+#rerun-turns th:nth-child(1) { width: 9rem; } #rerun-turns th:nth-child(2) { width: 3rem; } #rerun-turns th:nth-child(4) { width: auto; }
+#rerun-turns td { white-space: pre-wrap; word-break: break-word; }
+#rerun-turns blockquote { font-size: .9em; }
+tr.rerun-changed { background: #c5303014; }
+#whatif { border: 1px solid var(--line); border-radius: 8px; padding: .2rem .7rem .5rem; margin: .5rem 0; }
+#whatif-verdict.same { color: #2f855a; font-weight: 600; }
+#whatif-verdict.differs { color: #b7791f; font-weight: 600; }
 .requests { border: 2px solid var(--accent); border-radius: 8px; padding: .5rem .8rem; margin: .5rem 0; }
 .request + .request { border-top: 1px solid var(--line); margin-top: .6rem; padding-top: .6rem; }
 .request h3 { margin: 0 0 .3rem; }
@@ -164,7 +184,14 @@ meter { width: 100%; height: 1.2rem; }
  * The page's scripts, served at `/playground/<name>.js`: client.js is the page's, the others the modules
  * it imports (their imports are relative, so the browser asks for them next to it).
  */
-export const PLAYGROUND_MODULES = ["client", "dom", "requests-panel", "schema-form"] as const;
+export const PLAYGROUND_MODULES = [
+  "client",
+  "dom",
+  "requests-panel",
+  "schema-form",
+  "rerun-view",
+  "what-if-panel",
+] as const;
 
 /**
  * One of the page's scripts: <name>.js next to this module (tsc builds it at `npm run build`); from the
