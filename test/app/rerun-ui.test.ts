@@ -136,7 +136,8 @@ it("shows the report in the playground, with links that open both threads", asyn
   const changed = page.locator('#rerun-turns tr[data-answer="changed"]');
   expect(await changed.count()).toBe(1);
   expect(await changed.getAttribute("data-thread")).toBe(alices[0]);
-  expect(await changed.locator("blockquote").textContent()).toBe("Ask the town office.");
+  expect(await changed.locator('blockquote[data-side="candidate"]').textContent()).toBe("Ask the town office.");
+  expect(await changed.locator('blockquote[data-side="recorded"]').textContent()).toMatch(/^You can have bulky waste/);
   expect(await changed.locator('[data-sources="lost"]').textContent()).not.toBe("none");
   expect(await page.locator('#rerun-turns tr[data-answer="same"] [data-sources="lost"]').allTextContents()).toEqual([
     "none",

@@ -744,6 +744,7 @@ async function openRerun(batchId: string): Promise<void> {
   location.hash = state.shown;
   byId("chat").classList.add("rerun-open");
   byId("rerun").hidden = false;
+  byId<HTMLInputElement>("rerun-batch").value = batchId;
   byId("rerun-title").textContent = `Re-run report: batch ${batchId}`;
   byId("rerun-body").replaceChildren(make("p", { class: "muted" }, "Comparing the threads…"));
   byId("rerun-body").replaceChildren(...(await rerunView(batchId, get)));

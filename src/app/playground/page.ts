@@ -147,6 +147,7 @@ meter { width: 100%; height: 1.2rem; }
 #rerun-turns th:nth-child(1) { width: 9rem; } #rerun-turns th:nth-child(2) { width: 3rem; } #rerun-turns th:nth-child(4) { width: auto; }
 #rerun-turns td { white-space: pre-wrap; word-break: break-word; }
 #rerun-turns blockquote { font-size: .9em; }
+#rerun-turns blockquote[data-side="recorded"] { border-left-color: var(--line); text-decoration: line-through; opacity: .75; }
 tr.rerun-changed { background: #c5303014; }
 #whatif { border: 1px solid var(--line); border-radius: 8px; padding: .2rem .7rem .5rem; margin: .5rem 0; }
 #whatif-verdict.same { color: #2f855a; font-weight: 600; }

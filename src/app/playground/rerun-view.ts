@@ -80,13 +80,22 @@ function turnRow(
     },
     make("td", {}, make("code", {}, turn.thread)),
     make("td", {}, String(turn.turn)),
-    make("td", {}, answer, turn.answerChanged && turn.candidate ? make("blockquote", {}, turn.candidate.answer) : null),
+    make("td", {}, answer, ...answers(turn)),
     make("td", { "data-sources": "lost" }, turn.sources.removed.join(", ") || "none"),
     make("td", { "data-sources": "added" }, turn.sources.added.join(", ") || "none"),
     make("td", {}, toolCallsText(turn)),
     make("td", { class: "open" }, ...threadLinks(turn, temporalUi)),
   );
   return row;
+}
+
+/** A changed answer as recorded and as the candidate gave it. */
+function answers(turn: RerunTurn): HTMLElement[] {
+  if (!turn.answerChanged || turn.candidate === null) return [];
+  return [
+    make("blockquote", { "data-side": "recorded", title: "Recorded" }, turn.original.answer),
+    make("blockquote", { "data-side": "candidate", title: "Candidate" }, turn.candidate.answer),
+  ];
 }
 
 function toolCallsText(turn: RerunTurn): string {
