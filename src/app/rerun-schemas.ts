@@ -82,13 +82,10 @@ export const RerunView = z
   .openapi("Rerun");
 
 export const WhatIfQuery = z.object({
-  candidate: z
-    .string()
-    .min(1)
-    .openapi({
-      description: "The catalog's agent whose request to compare with the recorded one.",
-      example: "candidate",
-    }),
+  candidate: z.string().min(1).openapi({
+    description: "The catalog's agent whose request to compare with the recorded one.",
+    example: "candidate",
+  }),
 });
 
 export const WhatIfParam = CallParam;
