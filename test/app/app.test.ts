@@ -249,6 +249,8 @@ describe("inspecting", () => {
         "GET /threads",
         "GET /threads/{threadId}",
         "GET /threads/{threadId}/calls/{n}",
+        "GET /threads/{threadId}/calls/{n}/whatif",
+        "GET /reruns/{batchId}",
         "GET /threads/{threadId}/events",
         "GET /threads/{threadId}/ui-stream",
         "POST /threads",
