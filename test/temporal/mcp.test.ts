@@ -22,6 +22,9 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((connections) => connections.close()));
 });
 
+/** The events of a turn with one MCP call: its tool list recorded before the first model call. */
+const ONE_CALL_TURN = ["input", "tools-listed", "model-output", "tool-output", "model-output"];
+
 // Short timeouts, so a retried tool call starts again within seconds.
 const SETTINGS = { heartbeatSeconds: 2, controlSeconds: 3 };
 
@@ -114,13 +117,7 @@ it("starts a server killed mid-call again and retries the call, recorded once", 
   expect(new Set(starts).size).toBe(2);
   const trace = await catalog.read("mcp-kill", "assistant");
   expect(trace.byType(ToolOutput).map((output) => [output.callId, output.text])).toEqual([["call-1", "released"]]);
-  expect(trace.events.map((event) => event.type)).toEqual([
-    "input",
-    "tools-listed",
-    "model-output",
-    "tool-output",
-    "model-output",
-  ]);
+  expect(trace.events.map((event) => event.type)).toEqual(ONE_CALL_TURN);
 });
 
 it("sends the MCP cancellation when the turn is cancelled mid-call", async () => {
@@ -158,13 +155,7 @@ it("resumes a turn whose worker was SIGKILLed during an MCP call, with nothing l
   const result = await withWorker(catalog, taskQueue, () => turn.result());
   expect(result).toMatchObject({ answer: "It was released.", modelCalls: 2, toolCalls: 1 });
   const trace = await catalog.read("mcp-crash", "assistant");
-  expect(trace.events.map((event) => event.type)).toEqual([
-    "input",
-    "tools-listed",
-    "model-output",
-    "tool-output",
-    "model-output",
-  ]);
+  expect(trace.events.map((event) => event.type)).toEqual(ONE_CALL_TURN);
   // The dead worker's server saw the first call; the new worker's server the retry.
   expect(new Set(seen(fixture).filter((line) => line.startsWith("call slow"))).size).toBe(2);
 });

@@ -91,8 +91,9 @@ export class LlmStep implements ModelStep {
   /** The call, as [ToolsListed, output] when the listed tools changed since their last record, else [output]. */
   async run(context: StepContext, key: string): Promise<Event[]> {
     if (this.done(context, key)) return [];
-    const changed = this.listed?.changed(streamTrace(context)) ?? false;
-    const built = changed ? this.builder.build(streamTrace(context)) : this.rebuild(context);
+    const trace = streamTrace(context);
+    const changed = this.listed?.changed(trace) ?? false;
+    const built = (changed ? this.builder : this.builderAt(trace)).build(trace);
     const output = await this.call(built, context);
     const recorded = recordedOutput(output, built, context);
     if (!changed) return [recorded];
