@@ -420,7 +420,9 @@ export class ContextDraft {
       const handle = handles[index];
       const kept = this.cache.keptAt(events, byPlace, index);
       if (handle === undefined) {
-        for (const message of this.messagesOf(events[index]!, kept).messages) messages.push(message);
+        // By index: an iterator over each event's few messages is an object each time.
+        const own = this.messagesOf(events[index]!, kept).messages;
+        for (let at = 0; at < own.length; at += 1) messages.push(own[at]!);
         continue;
       }
       const shape = shapes.get(handle) ?? FULL_SHAPE;
