@@ -465,39 +465,35 @@ try {
 async function writeStores(): Promise<void> {
   const appends = [...(await postgresAppends()), ...(await sqliteAppends(folder))];
   const { rows: perPassRows, ratios } = await passes();
+  const met = (holds: boolean) => (holds ? "met" : "not met");
+  const targets = [
+    ...appends.map((row) => {
+      const ratio = Number(row[5]);
+      return [`${row[0]} appends, batch ${row[1]}: store ≥ 0.8× raw`, `${ratio}×`, met(ratio >= 0.8)];
+    }),
+    ...perPassRows.map((row) => {
+      const ratio = Number(row[3]);
+      return [`${row[0]} pass at 5,000 prior events ≤ 1.3× at 10 (wall)`, `${ratio}×`, met(ratio <= 1.3)];
+    }),
+  ];
   writeSection(
     "Trace stores (`stores.ts`)",
     [
-      `Appends as the runner makes them (with \`expected\` and the lease; the lease is taken before each round, outside its time), one after another on one thread, against the raw driver ` +
-        `inserting the same rows (the same ~1 KB JSON payloads, serialised by each side) into a table like the store's events table: its primary key and its index by stream (which \`expected\` needs), no other index or constraint on either side ` +
-        `(PostgreSQL: one INSERT per batch, autocommit, the positions and seqs computed by the client, the server's synchronous_commit for both; the store's append is one CALL of a procedure, answering no row, that also takes the thread's lock, checks the lease and \`expected\`, ` +
-        `finds the thread's and the stream's lengths and NOTIFYs: at batch 1 trace_write_one, the event's columns as arguments of their own, at batch 10 trace_write, the batch as two JSON arrays (headers, payloads); SQLite: one ` +
-        `transaction per batch, made once on each side as better-sqlite3's documentation makes it, WAL, synchronous NORMAL), same disk, in ${ROUNDS} rounds of ${APPENDED.postgres[1].toLocaleString("en")} and ${APPENDED.postgres[10].toLocaleString("en")} events a side (PostgreSQL) and ${APPENDED.sqlite[1].toLocaleString("en")} and ${APPENDED.sqlite[10].toLocaleString("en")} (SQLite) at batches of 1 and 10, new threads each round. Within a round the two sides append in turn, one batch each (alternating which goes first), each batch timed: so both meet the same disk and the same load in the same milliseconds. The rates are medians of the rounds' (events over each side's summed time), the ratio is the median of the rounds' ratios. PostgreSQL by the wall clock (the server's work and the commit's flush count); SQLite by this process's CPU time, since it works in-process and the machine may be shared. Target: store ≥ 0.8× raw.`,
+      `**Appends.** The store's append as the runner makes it (\`expected\` and the lease checked) against the raw driver ` +
+        `inserting the same ~1 KB rows into a table with the same keys, one thread, batches of 1 and 10, the two sides in ` +
+        `turn one batch at a time so both meet the same disk. ${ROUNDS} rounds; rates are medians of the rounds', the ratio ` +
+        `the median of the rounds' ratios. PostgreSQL by the wall clock (its commit's flush counts); SQLite by this ` +
+        `process's CPU time (it works in-process).`,
       "",
       markdownTable([
         ["store", "batch", "clock", "raw events/s", "store events/s", "store / raw", "rounds' ratios"],
         ...appends,
       ]),
       "",
-      `PostgreSQL at batch 1 is mostly the wait for the commit's flush, the same on both sides, and on this machine ` +
-        `that wait drifts within seconds (0.25 to 4.7 ms an append within an hour). Until 2026-12-03 this table ran each ` +
-        `side's series in turn, a second or so each, in pairs, and the drift between a pair's series moved the ratio of ` +
-        `the same code from 0.64 to 1.02 between runs: three runs in one hour read 0.89, 0.81 and 0.77 at batch 1, the ` +
-        `store's time an append above the raw driver's 29, 75 and 179 µs (the raw driver's 242, 326 and 1,106 µs). With ` +
-        `the sides in turn one batch at a time, six runs on the same afternoon read 0.84 to 0.89 at batch 1 (single ` +
-        `rounds 0.79 to 0.94, the raw driver 262 to 467 µs an append) and 0.94 to 0.97 at batch 10; SQLite 0.85 to 0.92 ` +
-        `and 0.98 to 1.01. What the store's own part costs, measured apart: in one transaction, so without the flush, ` +
-        `the append's procedure took 34 µs a call against 12.4 for the raw INSERT (the thread, lease and last event read ` +
-        `7.7, the rows from the two JSON arrays 6 more than from values, the lock and the NOTIFY 1 each); the store's ` +
-        `code in the client 5.5 µs an append against 3 for the raw side's. So one event, the runner's usual append, goes ` +
-        `to \`trace_write_one\` (migration 9), its columns as arguments of their own: the stores before and after, ` +
-        `alternating in one process, took 144 against 132 µs an append with synchronous_commit off (the after faster in ` +
-        `14 of 15 pairs) and 426 against 390 µs with it on.`,
-      "",
-      `One pass (a model call and a tool call with a 1 KB result; scripted model, whose record of requests is dropped between turns as a served model keeps none; default context policy, a window of 128k tokens) on the local runner, ` +
-        `median of ${TURNS} turns of ${PASSES} passes (the turn's final answer counted in), after ${WARM_UP_TURNS} warm-up turns (the first turns on a long thread are the process's first to shrink, and V8 compiles that code then, a one-time cost of the process), on a thread of ` +
-        `10 and of 5,000 prior events: both threads open in one process of their own (a store's passes do not follow the appends above in the same heap, nor another store's), ${PASS_PROCESSES} such processes a store, in turn (SQLite, PostgreSQL, SQLite, ...), and the table shows the one whose wall ratio is the median (each process's wall ratio below it); within a process, their turns in ${PASS_ROUNDS} rounds of ${TURNS / PASS_ROUNDS} a size, alternating which size goes first (one size's turns after the other's let the machine's load in those minutes pass for a cost of the thread's length: one such run gave PostgreSQL 0.83, the longer thread faster). CPU is the process's CPU time (the machine may be shared; PostgreSQL's own work is in the wall time only). "Rest" is the pass's CPU without the request builds ` +
-        `(MessageBuilder.assess, the context builder's part): store client, trace cache, decoding, planning, tools, the request's hash; "GC in rest" is the collector's pauses that fell outside the builds (a mean per pass: they grow with the heap that the builder's caches and working set hold, whichever part's allocation sets them off), and the last ratio is the rest's without them. Target: 5,000 ≤ 1.3× 10. Temporal is measured by \`temporal-long-thread.ts\`.`,
+      `**A pass on a long thread.** One pass (a model call and a 1 KB tool result, scripted model, default context ` +
+        `policy) on the local runner, median of ${TURNS} turns of ${PASSES} passes after ${WARM_UP_TURNS} warm-up turns, ` +
+        `on threads of 10 and 5,000 prior events, ${PASS_PROCESSES} processes a store (the median one shown). "Rest" is ` +
+        `the pass's CPU without the request builds; "GC in rest" the collector's pauses outside the builds.`,
       "",
       markdownTable([
         [
@@ -519,34 +515,12 @@ async function writeStores(): Promise<void> {
         ...perPassRows,
       ]),
       "",
-      `Wall ratio of each process, in the order they ran: SQLite ${ratios.SQLite.join(", ")}; PostgreSQL ${ratios.PostgreSQL.join(", ")}. ` +
-        `Before, both stores' passes ran in the script's own process after the append series: the SQLite ratio was 1.33 in the ` +
-        `run recorded at commit 98d76bb, and 1.22 and 1.22 in two runs on 2026-12-03, where the same code in processes of its own gave ` +
-        `1.11 to 1.18 (eight processes, the same hour).`,
+      `Wall ratio of each process: SQLite ${ratios.SQLite.join(", ")}; PostgreSQL ${ratios.PostgreSQL.join(", ")}.`,
       "",
-      `Where the longer thread's extra goes (SQLite, each build and request hash of 60 turns timed apart, medians by call of ` +
-        `the turn, on 2026-12-03): the builds of a turn's later calls cost a little more at 5,000 events (0.14 ms against ` +
-        `0.12) and their hashes the same (0.04 ms), and the extra is mostly the turn's first call: its build takes 0.34 ms ` +
-        `against 0.13 and its request hash 0.25 against 0.03. Its first pass goes on from the last turn's first pass (its ` +
-        `states, and each shrink's offers from where it stopped, known to extend the last ones), where every decision of that ` +
-        `pass holds: before, it took some 2,450 decisions again one at a time, copied their states and compared the offers ` +
-        `(0.5–0.7 ms at 5,000 events, more at 10,000); now a first build takes 0.34 ms at 5,000 events and 0.37 at 10,000 ` +
-        `(0.46–0.52 and 0.61–0.74 at the start of the session). The layout then lays out again only the messages from the ` +
-        `first result whose form moved (the pass tells which it changed), and the request's hash goes on from the last mark ` +
-        `before that message: some 300 messages, 80,000 characters. That result is where the last turn's first call stopped ` +
-        `shrinking, about the policy's target before the context's end, so what is laid out and hashed again is bounded by ` +
-        `the target, not by the thread (at 10,000 events, every older result stubbed, the hash takes 0.12 ms). The process's ` +
-        `CPU grows more than its wall time, on other threads: the collector's scavenges (a build at 5,000 events copies ` +
-        `lists of the thread's length: the trace's events and the request's messages) and the optimizing compiler; on two ` +
-        `cores shared with other work they show in the wall time whenever the other core is taken. Measured on 2026-12-03 ` +
-        `(SQLite, 100 turns of 4 passes a size, a process each): a pass allocates 498 KB at 5,000 events against 321 KB at ` +
-        `10 (heap sampling), 109 KB of the difference two lists of the thread's length made anew at each build (the ` +
-        `trace's events, grown by the pass's events, and the request's messages); so the young generation fills about ` +
-        `twice as often (16 scavenges against 8 or 9, 4 to 6 ms each), and the main thread's profile grows by 0.2 ms a ` +
-        `pass, 0.17 of it the collector's.`,
+      markdownTable([["target (issue 11)", "measured", ""], ...targets]),
       "",
       `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, load average ` +
-        `${loadavg()[0]!.toFixed(1)} at the end (other work on the machine shows in the wall times and the PostgreSQL ratios).`,
+        `${loadavg()[0]!.toFixed(1)} at the end.`,
     ].join("\n"),
   );
 }
