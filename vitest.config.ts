@@ -13,6 +13,7 @@ const SERVICES = [
   "test/adapters/openai/**/*.test.ts",
   "test/adapters/ai-sdk/**/*.test.ts",
   "test/adapters/stores/postgres*.test.ts",
+  "test/adapters/live/postgres*.test.ts",
   "test/deploy/package*.test.ts",
   "examples/demo/**/*.test.ts",
 ];

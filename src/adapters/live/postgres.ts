@@ -12,6 +12,8 @@ export const LIVE_CHANNEL = "soev_live";
 
 /** The most characters of text in one notification: JSON escapes at most six bytes per character, under the 8000-byte limit. */
 const PART_CHARACTERS = 1000;
+/** The most notifications in one statement: a batch stays well under a megabyte. */
+const BATCH_PAYLOADS = 100;
 
 /** The settings of a PostgresLiveChannel. */
 export interface PostgresLiveChannelOptions {
@@ -22,17 +24,22 @@ export interface PostgresLiveChannelOptions {
 }
 
 type Waiter = { token: string; resolve: () => void };
+/** One notification to send; `last` resolves its fragment's publish once it is sent. */
+type Outgoing = { payload: string; last: boolean; resolve: () => void; reject: (error: unknown) => void };
 
 /**
- * A live channel on PostgreSQL. It publishes on one connection, one notification after the other, so a
- * publisher's fragments arrive in order; it listens on another, connected at the first subscribe.
+ * A live channel on PostgreSQL. It publishes on one connection, one statement after the other, each
+ * notifying in order what waited for it, so a publisher's fragments arrive in order; it listens on another,
+ * connected at the first subscribe.
  */
 export class PostgresLiveChannel implements LiveChannel {
   readonly channel: string;
   private readonly connectionString: string;
   private publisher: Promise<pg.Client> | null = null;
   private listener: Promise<pg.Client> | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Notifications waiting for the publisher, in the order published. */
+  private readonly pending: Outgoing[] = [];
+  private sending = false;
   private readonly listeners = new Map<string, Set<LiveListener>>();
   private readonly waiters = new Set<Waiter>();
   private closed = false;
@@ -48,15 +55,18 @@ export class PostgresLiveChannel implements LiveChannel {
       );
   }
 
-  /** Notify the fragment, in parts of at most PART_CHARACTERS characters; resolves once notified. */
+  /**
+   * Notify the fragment, in parts of at most PART_CHARACTERS characters; resolves once notified. Fragments
+   * published while a notify is on its way go together in the next statement (one round trip, one commit).
+   */
   publish(fragment: LiveFragment): Promise<void> {
-    const parts = partsOf(fragment.text).map((text) => JSON.stringify({ ...fragment, text }));
-    const sent = this.queue.then(async () => {
-      const client = await this.connected("publisher");
-      for (const payload of parts) await client.query("SELECT pg_notify($1, $2)", [this.channel, payload]);
+    const payloads = partsOf(fragment.text).map((text) => JSON.stringify({ ...fragment, text }));
+    return new Promise((resolve, reject) => {
+      payloads.forEach((payload, index) =>
+        this.pending.push({ payload, last: index === payloads.length - 1, resolve, reject }),
+      );
+      if (!this.sending) void this.send();
     });
-    this.queue = sent.catch(() => undefined);
-    return sent;
   }
 
   async subscribe(threadId: string, listener: LiveListener): Promise<() => void> {
@@ -80,6 +90,27 @@ export class PostgresLiveChannel implements LiveChannel {
     const arrived = new Promise<void>((resolve) => this.waiters.add({ token, resolve }));
     await client.query("SELECT pg_notify($1, $2)", [this.channel, JSON.stringify({ sync: token })]);
     await arrived;
+  }
+
+  /**
+   * Notify what is pending, a batch a statement, until nothing is: with many streams at once, a round trip
+   * per fragment queues each behind all the others', a round trip per batch does not.
+   */
+  private async send(): Promise<void> {
+    this.sending = true;
+    while (this.pending.length > 0) {
+      const batch = nextBatch(this.pending);
+      try {
+        const client = await this.connected("publisher");
+        const calls = batch.map((_, index) => `pg_notify($1, $${index + 2})`).join(", ");
+        await client.query(`SELECT ${calls}`, [this.channel, ...batch.map((outgoing) => outgoing.payload)]);
+        for (const outgoing of batch) if (outgoing.last) outgoing.resolve();
+      } catch (error) {
+        // A fragment with a part lost is lost: its publish fails (a later part's resolve changes nothing).
+        for (const outgoing of batch) outgoing.reject(error);
+      }
+    }
+    this.sending = false;
   }
 
   async close(): Promise<void> {
@@ -146,6 +177,18 @@ export class PostgresLiveChannel implements LiveChannel {
       }
     }
   }
+}
+
+/**
+ * Take from `pending` the notifications of the next statement: at most BATCH_PAYLOADS, and no payload twice,
+ * since PostgreSQL delivers identical notifications of one transaction once.
+ */
+function nextBatch(pending: Outgoing[]): Outgoing[] {
+  const seen = new Set<string>();
+  let taken = 0;
+  while (taken < pending.length && taken < BATCH_PAYLOADS && !seen.has(pending[taken]!.payload))
+    seen.add(pending[taken++]!.payload);
+  return pending.splice(0, taken);
 }
 
 /** The text in parts of at most PART_CHARACTERS characters (whole code points); empty text is one empty part. */
