@@ -209,11 +209,31 @@ const SIZES = [1_000, 10_000, 50_000];
 // 15 at 10,000 events (7 before): the medians of 7 moved by 15 to 25 ms between runs of the same code.
 const RUNS = [15, 15, 5];
 
-// A child run, to compare two revisions of the code alternately, each in processes of its own (bench/README.md):
-// only the cold builds with shrinking of BENCH_CHILD_COUNT events; the medians of their wall and CPU ms on stdout.
+/**
+ * Cold builds with shrinking of a trace that no builder read before, each of events decoded anew: what a worker
+ * pays for its first read of a thread (the trace's indexes included), whatever an earlier builder keeps.
+ */
+function measureFresh(count: number, runs: number): Timing[] {
+  const fresh = () => Trace.of(eventsOf(count).slice(0, -1));
+  for (let run = 0; run < runs; run += 1) WITH().build(fresh());
+  const cold: Timing[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const trace = fresh();
+    collect();
+    settle();
+    cold.push(timed(() => WITH().build(trace)));
+  }
+  return cold;
+}
+
+// A child run, to compare two revisions of the code alternately, each in processes of its own
+// (scripts/compare-context-build.sh): only the cold builds with shrinking of BENCH_CHILD_COUNT events, of the
+// bench's trace or, with BENCH_CHILD_FRESH=1, of a new trace each; the medians of their wall and CPU ms on stdout.
 if (process.env.BENCH_CHILD_COUNT !== undefined) {
   const count = Number(process.env.BENCH_CHILD_COUNT);
-  const { cold } = measure(WITH, eventsOf(count), RUNS[SIZES.indexOf(count)] ?? 15);
+  const runs = RUNS[SIZES.indexOf(count)] ?? 15;
+  const cold =
+    process.env.BENCH_CHILD_FRESH === "1" ? measureFresh(count, runs) : measure(WITH, eventsOf(count), runs).cold;
   await caughtUp();
   const figures = {
     wall: ms(cold.map((time) => time.wall)),
@@ -289,7 +309,7 @@ ${markdownTable(rows)}
 ${targets}
 
 Run by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, ${os.cpus().length} cores
-(load average ${os.loadavg()[0]!.toFixed(1)}). To compare two revisions, alternate
-\`BENCH_CHILD_COUNT=10000 node --expose-gc --import tsx bench/context-build.ts\` in a worktree of each (below).
+(load average ${os.loadavg()[0]!.toFixed(1)}). To compare with another revision,
+\`scripts/compare-context-build.sh <revision>\` runs this bench's cold builds alternately on both (below).
 `,
 );
