@@ -2,7 +2,7 @@
  * The three systems of the Temporal comparison, each behind one interface: its worker in a process of its
  * own, and a conversation that runs one turn at a time and keeps the thread as that system keeps it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -43,9 +43,23 @@ export interface WorkerEnvironment {
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const PEER = fileURLToPath(new URL("../peer/", import.meta.url));
 
+/** How to start one worker: the task queue it polls, to share it with another worker (default: a new one). */
+export interface WorkerOptions {
+  taskQueue?: string;
+}
+
+/** A new task queue for the workers of `system`. */
+export function newTaskQueue(system: System): string {
+  return `bench-${system}-${randomBytes(4).toString("hex")}`;
+}
+
 /** Start the worker of `system`; it resolves once the worker is ready. */
-export async function startWorker(system: System, environment: WorkerEnvironment): Promise<WorkerProcess> {
-  const taskQueue = `bench-${system}-${randomBytes(4).toString("hex")}`;
+export async function startWorker(
+  system: System,
+  environment: WorkerEnvironment,
+  options: WorkerOptions = {},
+): Promise<WorkerProcess> {
+  const taskQueue = options.taskQueue ?? newTaskQueue(system);
   // BENCH_NODE_ARGS passes options to the workers' node, such as `--cpu-prof --cpu-prof-dir=/tmp/profiles`.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const args = [...nodeArgs, ...(system === "peer" ? [`${PEER}worker.mjs`] : ["--import", "tsx", `${HERE}worker.ts`])];
@@ -94,6 +108,11 @@ function statOf(pid: number): string[] {
   return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
 }
 
+/** The highest resident memory of a process since it started or its peak was reset, in bytes (Linux: VmHWM). */
+export function peakBytesOf(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024;
+}
+
 /** The CPU time a process used so far (user and system: fields 14 and 15, in ticks of 1/100 s), in seconds. */
 export function cpuSecondsOf(pid: number): number {
   const fields = statOf(pid);
@@ -120,6 +139,18 @@ export function peerInstalled(): boolean {
   return existsSync(`${PEER}node_modules/@temporalio/openai-agents/package.json`);
 }
 
+/** Install the peer's scratch project once (npm install --prefix bench/peer); null when it is ready, else why it is not. */
+export function installPeerOnce(): string | null {
+  if (peerInstalled()) return null;
+  console.log("Installing the peer into bench/peer (npm install --prefix bench/peer) ...");
+  try {
+    execFileSync("npm", ["install", "--prefix", PEER, "--no-audit", "--no-fund"], { stdio: "inherit" });
+    return null;
+  } catch (error) {
+    return `npm install --prefix bench/peer failed: ${(error as Error).message}`;
+  }
+}
+
 /** One turn as run: its workflow, and the milliseconds from start to result. */
 export interface RanTurn {
   workflowId: string;
@@ -129,7 +160,8 @@ export interface RanTurn {
 
 /** A thread of one system: each `turn` runs one turn of `passes` tool calls and waits for it. */
 export interface Conversation {
-  turn(passes: number): Promise<RanTurn>;
+  /** Run a turn; `onStarted` is called once the server has started its workflow. */
+  turn(passes: number, onStarted?: () => void): Promise<RanTurn>;
 }
 
 /** A new thread of `system` on its worker's task queue. */
@@ -140,7 +172,7 @@ export function conversation(system: System, client: Client, taskQueue: string):
   let messages: BaselineMessage[] = [{ role: "system", content: "You read the day's report." }];
   let items: unknown[] = [];
   return {
-    async turn(passes) {
+    async turn(passes, onStarted) {
       const text = prompt(++turns, passes);
       const started = performance.now();
       if (system === "soev") {
@@ -150,6 +182,7 @@ export function conversation(system: System, client: Client, taskQueue: string):
           input: { payload: text, model: MODEL_NAME },
           taskQueue,
         });
+        onStarted?.();
         await handle.result();
         return { workflowId: handle.workflowId, runId: handle.runId, milliseconds: performance.now() - started };
       }
@@ -162,6 +195,7 @@ export function conversation(system: System, client: Client, taskQueue: string):
               workflowId,
             })
           : await client.workflow.start("peerTurn", { args: [items, text], taskQueue, workflowId });
+      onStarted?.();
       const result: unknown = await handle.result();
       const milliseconds = performance.now() - started;
       if (system === "baseline") messages = result as BaselineMessage[];
