@@ -41,6 +41,13 @@ const SETTLE_MILLISECONDS = 3_000;
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 const CONCURRENT_PASSES = 3;
 const PEER = fileURLToPath(new URL("./peer/", import.meta.url));
+/**
+ * The dev server has one history shard, whose transfer queue (which hands each new workflow or activity task to
+ * matching) reads at most 20 times a second by default: turns run back to back then wait about 40 ms for every
+ * task, most of a turn, where a cluster spreads its workflows over many shards. Raised, so what is measured is the
+ * systems' own cost.
+ */
+const TRANSFER_POLLS = "history.transferProcessorMaxPollRPS=1000";
 
 const logger = new DefaultLogger("WARN");
 Runtime.install({ logger });
@@ -97,12 +104,13 @@ const systems: System[] = ["floor" as const, ...SYSTEMS.filter((system) => syste
   (system) => system !== "peer" || peerProblem === null,
 );
 const server = await startScriptedServer();
-// Off as the server ships it: a worker then polls for each activity its own workflow task just scheduled.
+// Eager activities are off as the server ships them: a worker then polls for each activity its own workflow task
+// just scheduled.
 const EAGER_ACTIVITIES = process.env.BENCH_EAGER_ACTIVITIES === "1";
-const temporal = await startTemporal(
-  temporalCliPath(),
-  EAGER_ACTIVITIES ? ["system.enableActivityEagerExecution=true"] : [],
-);
+const temporal = await startTemporal(temporalCliPath(), [
+  TRANSFER_POLLS,
+  ...(EAGER_ACTIVITIES ? ["system.enableActivityEagerExecution=true"] : []),
+]);
 const client = temporal.client;
 const workers = new Map<System, WorkerProcess>();
 const notes: string[] = [];
@@ -383,7 +391,7 @@ function report(measured: {
     return failure ? [`- First failure of ${NAMES[system]} under load: ${failure.slice(0, 300)}`] : [];
   });
   return [
-    `One Temporal dev server, one scripted OpenAI-compatible server over HTTP that answers at once (the model costs nothing: what is measured is orchestration), each system's worker in a process of its own with the SDK's default worker options${EAGER_ACTIVITIES ? ", the server's eager activity dispatch on (`system.enableActivityEagerExecution`)" : ", the server's settings as it ships (eager activity dispatch off)"}. soev-agents runs \`startTurn\` with the OpenAI adapter on a SQLite store, its context never shrunk; the baseline (bench/baseline) is a workflow per turn with one activity per model call and per tool call and the whole message list in each model activity's input; the peer (bench/peer) is \`@temporalio/openai-agents\` 1.23.0 with \`@openai/agents\` 0.11.8 on chat completions, a workflow per turn with the thread's items in its input, the tool an activity (\`activityAsTool\`); the floor (bench/floor) runs the activities of a soev-agents turn, the same kinds in the same order (a local openTurn, then per pass callModel and callTool, then callModel), each returning a constant at once: the least any integration can cost a turn on this server. Every tool result is ${REPORT_CHARACTERS.toLocaleString("en-US")} characters. A pass is one model call and its tool call; a one-pass turn is a pass and the answering model call.`,
+    `One Temporal dev server, one scripted OpenAI-compatible server over HTTP that answers at once (the model costs nothing: what is measured is orchestration), each system's worker in a process of its own with the SDK's default worker options, the server with \`${TRANSFER_POLLS}\` (its one history shard hands tasks to matching at most 20 times a second by default, which made turns run back to back wait about 40 ms for each task)${EAGER_ACTIVITIES ? " and eager activity dispatch on (`system.enableActivityEagerExecution`)" : " and eager activity dispatch off, as it ships"}. soev-agents runs \`startTurn\` with the OpenAI adapter on a SQLite store, its context never shrunk; the baseline (bench/baseline) is a workflow per turn with one activity per model call and per tool call and the whole message list in each model activity's input; the peer (bench/peer) is \`@temporalio/openai-agents\` 1.23.0 with \`@openai/agents\` 0.11.8 on chat completions, a workflow per turn with the thread's items in its input, the tool an activity (\`activityAsTool\`); the floor (bench/floor) runs the activities of a soev-agents turn, the same kinds in the same order (a local openTurn, then per pass callModel and callTool, then callModel), each returning a constant at once: the least any integration can cost a turn on this server. Every tool result is ${REPORT_CHARACTERS.toLocaleString("en-US")} characters. A pass is one model call and its tool call; a one-pass turn is a pass and the answering model call.`,
     "",
     "Round trips, from the fetched history of a one-pass turn and of a three-pass turn on fresh threads:",
     "",
