@@ -1,6 +1,7 @@
 /**
- * The three systems of the Temporal comparison, each behind one interface: its worker in a process of its
- * own, and a conversation that runs one turn at a time and keeps the thread as that system keeps it.
+ * The systems of the Temporal comparison (and the floor: a soev-agents turn's activities, doing nothing), each
+ * behind one interface: its worker in a process of its own, and a conversation that runs one turn at a time
+ * and keeps the thread as that system keeps it.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -11,10 +12,11 @@ import proto from "@temporalio/proto";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { activityOf } from "../../test/support/temporal.js";
 import type { BaselineMessage } from "../baseline/activities.js";
+import { phasesOf, type TurnPhases } from "./phases.js";
 import { MODEL_NAME, REPORT_CHARACTERS, prompt } from "./scripted.js";
 
 /** The systems compared. */
-export const SYSTEMS = ["soev", "baseline", "peer"] as const;
+export const SYSTEMS = ["soev", "baseline", "peer", "floor"] as const;
 /** One of the systems. */
 export type System = (typeof SYSTEMS)[number];
 
@@ -35,8 +37,8 @@ export interface WorkerProcess {
 export interface WorkerEnvironment {
   temporalAddress: string;
   modelUrl: string;
-  /** The workflow bundle file of the soev-agents worker, and of the baseline's. */
-  bundles: { soev: string; baseline: string };
+  /** The workflow bundle file of the soev-agents worker, of the baseline's and of the floor's. */
+  bundles: { soev: string; baseline: string; floor?: string };
   sqlitePath: string;
 }
 
@@ -69,7 +71,7 @@ export async function startWorker(
       BENCH_SYSTEM: system,
       BENCH_TASK_QUEUE: taskQueue,
       BENCH_MODEL_URL: environment.modelUrl,
-      BENCH_BUNDLE: system === "peer" ? "" : environment.bundles[system],
+      BENCH_BUNDLE: system === "peer" ? "" : (environment.bundles[system] ?? ""),
       BENCH_SQLITE: environment.sqlitePath,
       BENCH_REPORT_CHARACTERS: String(REPORT_CHARACTERS),
       TEMPORAL_ADDRESS: environment.temporalAddress,
@@ -187,6 +189,11 @@ export function conversation(system: System, client: Client, taskQueue: string):
         return { workflowId: handle.workflowId, runId: handle.runId, milliseconds: performance.now() - started };
       }
       const workflowId = `bench-${system}-${threadId}-${turns}`;
+      if (system === "floor") {
+        const handle = await client.workflow.start("floorTurn", { args: [passes], taskQueue, workflowId });
+        await handle.result();
+        return { workflowId, runId: handle.firstExecutionRunId, milliseconds: performance.now() - started };
+      }
       const handle =
         system === "baseline"
           ? await client.workflow.start("baselineTurn", {
@@ -213,6 +220,8 @@ export interface HistoryCounts {
   workflowTasks: number;
   /** The history's encoded size. */
   bytes: number;
+  /** Where the turn's time went, by its events' times. */
+  phases: TurnPhases;
 }
 
 const { History } = proto.temporal.api.history.v1;
@@ -226,5 +235,6 @@ export async function historyCounts(client: Client, turn: RanTurn): Promise<Hist
     events: events.length,
     workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
     bytes: History.encode(History.fromObject(history)).finish().length,
+    phases: phasesOf(events),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A worker of the Temporal comparison in a process of its own, so its peak memory is its own: the
- * soev-agents turn worker (BENCH_SYSTEM=soev) or the baseline's (BENCH_SYSTEM=baseline), on the task queue
+ * soev-agents turn worker (BENCH_SYSTEM=soev), the baseline's (BENCH_SYSTEM=baseline) or the floor's
+ * (BENCH_SYSTEM=floor), on the task queue
  * BENCH_TASK_QUEUE of the dev server at TEMPORAL_ADDRESS, with the workflow bundle in BENCH_BUNDLE and the
  * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM. With
  * BENCH_PARTS_CPU=1 it prints on SIGUSR2 its CPU milliseconds so far, those of its request builds and request
@@ -14,6 +15,7 @@ import { AgentCatalog } from "../../src/runtime/catalog.js";
 import { MessageBuilder } from "../../src/toolkit/index.js";
 import { createTurnWorker } from "../../worker.js";
 import { baselineActivities } from "../baseline/activities.js";
+import { floorActivities } from "../floor/activities.js";
 import { benchAgents } from "./agents.js";
 
 const variable = (name: string): string => {
@@ -92,8 +94,10 @@ if (system === "soev") {
   worker = await createTurnWorker({ ...common, catalog: new AgentCatalog(store, benchAgents(client)) });
 } else if (system === "baseline") {
   worker = await Worker.create({ ...common, activities: { ...baselineActivities(client) } });
+} else if (system === "floor") {
+  worker = await Worker.create({ ...common, activities: { ...floorActivities() } });
 } else {
-  throw new Error(`BENCH_SYSTEM is "soev" or "baseline", not "${system}".`);
+  throw new Error(`BENCH_SYSTEM is "soev", "baseline" or "floor", not "${system}".`);
 }
 process.on("SIGTERM", () => worker.shutdown());
 console.log(JSON.stringify({ event: "ready" }));

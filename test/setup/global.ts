@@ -71,8 +71,11 @@ export function temporalCliPath(): string {
   }
 }
 
-/** A dev server from the CLI at `path`, in the namespace the tests use, with the soev-agents search attributes. */
-export async function startTemporal(path: string): Promise<TestWorkflowEnvironment> {
+/**
+ * A dev server from the CLI at `path`, in the namespace the tests use, with the soev-agents search attributes;
+ * `dynamicConfig` sets server settings (`name=value`, as `--dynamic-config-value` takes them).
+ */
+export async function startTemporal(path: string, dynamicConfig: string[] = []): Promise<TestWorkflowEnvironment> {
   try {
     return await TestWorkflowEnvironment.createLocal({
       server: {
@@ -80,6 +83,7 @@ export async function startTemporal(path: string): Promise<TestWorkflowEnvironme
         namespace: NAMESPACE,
         searchAttributes: [...SOEV_SEARCH_ATTRIBUTES],
         log: { format: "pretty", level: "warn" },
+        extraArgs: dynamicConfig.flatMap((setting) => ["--dynamic-config-value", setting]),
       },
     });
   } catch (error) {
