@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
-import { startTemporal, temporalCliPath } from "../test/setup/global.js";
+import { startBenchTemporal } from "./shared/temporal-server.js";
 import { freshSchema } from "../test/support/postgres.js";
 import { followTurn, type FollowedTurn } from "./live/follow-turn.js";
 import { StampingServer, type StampingOptions } from "./live/stamping-server.js";
@@ -167,7 +167,7 @@ ${process.version}, on the shared 2-core development machine (load average at th
 }
 
 const server = await StampingServer.start(STREAMING);
-const temporal = await startTemporal(temporalCliPath());
+const temporal = await startBenchTemporal();
 const schema = await freshSchema("bench_live");
 const dataFolder = mkdtempSync(join(tmpdir(), "soev-bench-live-"));
 const environment = (): DeploymentEnvironment => ({

@@ -18,7 +18,7 @@ import { SqliteTraceStore } from "../src/adapters/stores/sqlite.js";
 import { Input } from "../src/domain/events.js";
 import { AgentCatalog } from "../src/runtime/catalog.js";
 import { startTurn } from "../src/temporal/start-turn.js";
-import { startTemporal, temporalCliPath } from "../test/setup/global.js";
+import { startBenchTemporal } from "./shared/temporal-server.js";
 import { bundleTurnWorkflows } from "../worker.js";
 import { markdownTable, writeSection } from "./report.js";
 import { history } from "./shared/history.js";
@@ -66,7 +66,7 @@ const requestCharacters = new Map<string, number>();
 const folder = mkdtempSync(join(tmpdir(), "soev-bench-long-thread-"));
 const sqlitePath = join(folder, "trace.sqlite");
 const server = await startScriptedServer();
-const temporal = await startTemporal(temporalCliPath());
+const temporal = await startBenchTemporal();
 const client = temporal.client;
 const store = new SqliteTraceStore(sqlitePath);
 let worker: WorkerProcess | undefined;
@@ -79,7 +79,7 @@ try {
   worker = await startWorker("soev", {
     temporalAddress: temporal.address,
     modelUrl: server.baseURL,
-    bundles: { soev: bundle, baseline: "" },
+    bundles: { soev: bundle },
     sqlitePath,
   });
   const taskQueue = worker.taskQueue;

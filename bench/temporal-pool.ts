@@ -14,14 +14,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import type { Client } from "@temporalio/client";
-import { bundleWorkflowCode, DefaultLogger, Runtime } from "@temporalio/worker";
-import { startTemporal, temporalCliPath } from "../test/setup/global.js";
-import { bundleTurnWorkflows } from "../worker.js";
+import { DefaultLogger, Runtime } from "@temporalio/worker";
+import { startBenchTemporal } from "./shared/temporal-server.js";
 import { markdownTable, writeSection } from "./report.js";
 import { REPORT_CHARACTERS, startScriptedServer } from "./temporal/scripted.js";
 import {
+  bundleSystems,
   conversation,
   cpuSecondsOf,
   devServerPid,
@@ -53,6 +52,7 @@ const NAMES: Record<System, string> = {
   soev: "soev-agents",
   baseline: "baseline",
   peer: "peer (@temporalio/openai-agents)",
+  floor: "floor (the same activities, doing nothing)",
 };
 
 const logger = new DefaultLogger("WARN");
@@ -163,34 +163,18 @@ function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, "5");
 }
 
-/** Write a bundle to a file a worker process loads. */
-function bundleFile(folder: string, name: string, code: string): string {
-  const path = join(folder, `${name}.js`);
-  writeFileSync(path, code);
-  return path;
-}
-
-/** Bundle the workflows of soev-agents and of the baseline, each into a file of `folder`. */
-async function bundles(folder: string): Promise<WorkerEnvironment["bundles"]> {
-  const baselinePath = fileURLToPath(new URL("./baseline/workflows.ts", import.meta.url));
-  return {
-    soev: bundleFile(folder, "soev", (await bundleTurnWorkflows({ logger })).code),
-    baseline: bundleFile(folder, "baseline", (await bundleWorkflowCode({ logger, workflowsPath: baselinePath })).code),
-  };
-}
-
 const folder = mkdtempSync(join(tmpdir(), "soev-bench-pool-"));
 const peerProblem = installPeerOnce();
 const notes: string[] = peerProblem ? [`The peer did not run: ${peerProblem}`] : [];
 const server = await startScriptedServer();
-const temporal = await startTemporal(temporalCliPath());
+const temporal = await startBenchTemporal();
 const batches: Batch[] = [];
 try {
   console.log("Bundling the workflows ...");
   const environment: WorkerEnvironment = {
     temporalAddress: temporal.address,
     modelUrl: server.baseURL,
-    bundles: await bundles(folder),
+    bundles: await bundleSystems(folder, logger),
     sqlitePath: join(folder, "trace.sqlite"),
   };
   const context = { client: temporal.client, serverPid: devServerPid() };

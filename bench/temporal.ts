@@ -10,15 +10,12 @@
  * BENCH_CONCURRENT (default 100) scale it down for a quick look. BENCH_EAGER_ACTIVITIES=1 turns the dev server's
  * eager activity dispatch on (system.enableActivityEagerExecution, off by default).
  */
-import { execFileSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { bundleWorkflowCode, DefaultLogger, Runtime } from "@temporalio/worker";
-import { startTemporal, temporalCliPath } from "../test/setup/global.js";
-import { bundleTurnWorkflows } from "../worker.js";
+import { DefaultLogger, Runtime } from "@temporalio/worker";
+import { startBenchTemporal, TRANSFER_POLLS } from "./shared/temporal-server.js";
 import { markdownTable, writeSection } from "./report.js";
 import type { TurnPhases } from "./temporal/phases.js";
 import { REPORT_CHARACTERS, startScriptedServer } from "./temporal/scripted.js";
@@ -27,7 +24,8 @@ import {
   cpuSecondsOf,
   devServerPid,
   historyCounts,
-  peerInstalled,
+  installPeerOnce,
+  bundleSystems,
   startWorker,
   SYSTEMS,
   type HistoryCounts,
@@ -40,29 +38,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SETTLE_MILLISECONDS = 3_000;
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 const CONCURRENT_PASSES = 3;
-const PEER = fileURLToPath(new URL("./peer/", import.meta.url));
-/**
- * The dev server has one history shard, whose transfer queue (which hands each new workflow or activity task to
- * matching) reads at most 20 times a second by default: turns run back to back then wait about 40 ms for every
- * task, most of a turn, where a cluster spreads its workflows over many shards. Raised, so what is measured is the
- * systems' own cost.
- */
-const TRANSFER_POLLS = "history.transferProcessorMaxPollRPS=1000";
-
 const logger = new DefaultLogger("WARN");
 Runtime.install({ logger });
-
-/** Install the peer's scratch project once; null when it is ready, else why it is not. */
-function installPeer(): string | null {
-  if (peerInstalled()) return null;
-  console.log("Installing the peer into bench/peer (npm install --prefix bench/peer) ...");
-  try {
-    execFileSync("npm", ["install", "--prefix", PEER, "--no-audit", "--no-fund"], { stdio: "inherit" });
-    return null;
-  } catch (error) {
-    return `npm install --prefix bench/peer failed: ${(error as Error).message}`;
-  }
-}
 
 /** What the load runs of one system measured: per round its wall and worker CPU seconds; over all rounds the rest. */
 interface Load {
@@ -74,20 +51,8 @@ interface Load {
   failure?: string;
 }
 
-/** The workflow bundle of a bench workflows file (a path from bench/). */
-async function bundleOf(path: string): Promise<string> {
-  return (await bundleWorkflowCode({ logger, workflowsPath: fileURLToPath(new URL(path, import.meta.url)) })).code;
-}
-
 /** A turn's phases, and the time outside its history: the starter's start call and the result's long poll. */
 type TurnSpent = TurnPhases & { outside: number };
-
-/** Write a bundle to a file a worker process loads. */
-function bundleFile(folder: string, name: string, code: string): string {
-  const path = join(folder, `${name}.js`);
-  writeFileSync(path, code);
-  return path;
-}
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -98,7 +63,7 @@ const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : "–");
 
 const folder = mkdtempSync(join(tmpdir(), "soev-bench-temporal-"));
-const peerProblem = installPeer();
+const peerProblem = installPeerOnce();
 // The floor first: each system's row reads as the floor's and what it adds.
 const systems: System[] = ["floor" as const, ...SYSTEMS.filter((system) => system !== "floor")].filter(
   (system) => system !== "peer" || peerProblem === null,
@@ -107,21 +72,14 @@ const server = await startScriptedServer();
 // Eager activities are off as the server ships them: a worker then polls for each activity its own workflow task
 // just scheduled.
 const EAGER_ACTIVITIES = process.env.BENCH_EAGER_ACTIVITIES === "1";
-const temporal = await startTemporal(temporalCliPath(), [
-  TRANSFER_POLLS,
-  ...(EAGER_ACTIVITIES ? ["system.enableActivityEagerExecution=true"] : []),
-]);
+const temporal = await startBenchTemporal(EAGER_ACTIVITIES ? ["system.enableActivityEagerExecution=true"] : []);
 const client = temporal.client;
 const workers = new Map<System, WorkerProcess>();
 const notes: string[] = [];
 if (peerProblem) notes.push(`The peer did not run: ${peerProblem}`);
 try {
   console.log("Bundling the workflows ...");
-  const bundles = {
-    soev: bundleFile(folder, "soev", (await bundleTurnWorkflows({ logger })).code),
-    baseline: bundleFile(folder, "baseline", await bundleOf("./baseline/workflows.ts")),
-    floor: bundleFile(folder, "floor", await bundleOf("./floor/workflows.ts")),
-  };
+  const bundles = await bundleSystems(folder, logger);
   const environment = {
     temporalAddress: temporal.address,
     modelUrl: server.baseURL,

@@ -6,10 +6,13 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@temporalio/client";
+import { bundleWorkflowCode, type Logger } from "@temporalio/worker";
 import proto from "@temporalio/proto";
 import { startTurn } from "../../src/temporal/start-turn.js";
+import { bundleTurnWorkflows } from "../../src/worker/bundle.js";
 import { activityOf } from "../../test/support/temporal.js";
 import type { BaselineMessage } from "../baseline/activities.js";
 import { phasesOf, type TurnPhases } from "./phases.js";
@@ -38,7 +41,7 @@ export interface WorkerEnvironment {
   temporalAddress: string;
   modelUrl: string;
   /** The workflow bundle file of the soev-agents worker, of the baseline's and of the floor's. */
-  bundles: { soev: string; baseline: string; floor?: string };
+  bundles: { soev: string; baseline?: string; floor?: string };
   sqlitePath: string;
 }
 
@@ -48,6 +51,22 @@ const PEER = fileURLToPath(new URL("../peer/", import.meta.url));
 /** How to start one worker: the task queue it polls, to share it with another worker (default: a new one). */
 export interface WorkerOptions {
   taskQueue?: string;
+}
+
+/** Bundle the workflows of soev-agents, the baseline and the floor, each into a file of `folder` a worker loads. */
+export async function bundleSystems(folder: string, logger: Logger): Promise<WorkerEnvironment["bundles"]> {
+  const file = (name: string, code: string) => {
+    const path = join(folder, `${name}.js`);
+    writeFileSync(path, code);
+    return path;
+  };
+  const bundleOf = async (path: string) =>
+    (await bundleWorkflowCode({ logger, workflowsPath: fileURLToPath(new URL(path, import.meta.url)) })).code;
+  return {
+    soev: file("soev", (await bundleTurnWorkflows({ logger })).code),
+    baseline: file("baseline", await bundleOf("../baseline/workflows.ts")),
+    floor: file("floor", await bundleOf("../floor/workflows.ts")),
+  };
 }
 
 /** A new task queue for the workers of `system`. */
