@@ -2,7 +2,7 @@
  * The three systems of the Temporal comparison, each behind one interface: its worker in a process of its
  * own, and a conversation that runs one turn at a time and keeps the thread as that system keeps it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -118,6 +118,18 @@ export function devServerPid(): number {
 /** Whether the peer's scratch project is installed (bench/peer/node_modules). */
 export function peerInstalled(): boolean {
   return existsSync(`${PEER}node_modules/@temporalio/openai-agents/package.json`);
+}
+
+/** Install the peer's scratch project once (npm install --prefix bench/peer); null when it is ready, else why it is not. */
+export function installPeer(): string | null {
+  if (peerInstalled()) return null;
+  console.log("Installing the peer into bench/peer (npm install --prefix bench/peer) ...");
+  try {
+    execFileSync("npm", ["install", "--prefix", PEER, "--no-audit", "--no-fund"], { stdio: "inherit" });
+    return null;
+  } catch (error) {
+    return `npm install --prefix bench/peer failed: ${(error as Error).message}`;
+  }
 }
 
 /** One turn as run: its workflow, and the milliseconds from start to result. */
