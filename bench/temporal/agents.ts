@@ -7,7 +7,15 @@ import { z } from "zod";
 import { OpenAIChatModel } from "../../src/adapters/openai/chat-model.js";
 import { ToolOutput } from "../../src/domain/events.js";
 import { tool } from "../../src/runtime/tools/function-tool.js";
-import { ModelLimits, ReActAgent, ReActConfig, Tokens } from "../../src/toolkit/index.js";
+import {
+  Compact,
+  ContextPolicy,
+  MessageBuilder,
+  ModelLimits,
+  ReActAgent,
+  ReActConfig,
+  Tokens,
+} from "../../src/toolkit/index.js";
 import { RESULT } from "../shared/history.js";
 import { MODEL_NAME, TOOL, report } from "./scripted.js";
 
@@ -15,6 +23,10 @@ import { MODEL_NAME, TOOL, report } from "./scripted.js";
 export const READER = "reader";
 /** The agent of the long thread: 1 KB results, a current model's window, the default context policy. */
 export const LONG_READER = "long-reader";
+/** The agent of the thousand-turn thread: 20 KB results and every context setting left at its default. */
+export const THOUSAND_READER = "thousand-reader";
+/** The same with one setting more, a Compact: the default policy never summarises, so its context grows by each turn. */
+export const COMPACTING_READER = "compacting-reader";
 
 /** The report tool, its result `result(part)`. */
 function fetchReport(result: (part: number) => string) {
@@ -47,6 +59,18 @@ export function benchAgents(client: OpenAI): Record<string, ReActAgent> {
         tools: [fetchReport((part) => `Part ${part}: ${RESULT}`)],
         // Thousands of prior events are over the default policy's thresholds in this window: builds shrink.
         limits: new ModelLimits({ window: new Tokens(128_000) }),
+      }),
+    ),
+    // No limits, no builder: what an agent gets without options (the bench model's window is DEFAULT_LIMITS').
+    [THOUSAND_READER]: new ReActAgent(
+      new ReActConfig({ model, prompt: "You read the day's report.", tools: [fetchReport(report)] }),
+    ),
+    [COMPACTING_READER]: new ReActAgent(
+      new ReActConfig({
+        model,
+        prompt: "You read the day's report.",
+        tools: [fetchReport(report)],
+        context: new MessageBuilder({ policy: new ContextPolicy({ compact: new Compact() }) }),
       }),
     ),
   };

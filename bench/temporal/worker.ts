@@ -6,6 +6,8 @@
  * model at BENCH_MODEL_URL. Prints `{"event":"ready"}` once it polls; stops on SIGTERM. With
  * BENCH_PARTS_CPU=1 it prints on SIGUSR2 its CPU milliseconds so far, those of its request builds and request
  * hashes, and the size of the last request hashed: `{"event":"parts","cpu":...,"build":...,"hash":...,"characters":...}`.
+ * Started with --expose-gc, it collects on SIGWINCH and prints its memory in bytes:
+ * `{"event":"memory","rss":...,"heap":...,"external":...}`.
  */
 import { NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import OpenAI from "openai";
@@ -78,7 +80,19 @@ function printPartsCpu(): void {
   );
 }
 
+/** On SIGWINCH (which a worker without this handler ignores), collect the garbage and print the memory left. */
+function printMemoryAfterGc(collect: () => void): void {
+  process.on("SIGWINCH", () => {
+    // Twice: what the first collection's finalizers release goes in the second.
+    collect();
+    collect();
+    const { rss, heapUsed, external } = process.memoryUsage();
+    console.log(JSON.stringify({ event: "memory", rss, heap: heapUsed, external }));
+  });
+}
+
 if (process.env.BENCH_PARTS_CPU === "1") printPartsCpu();
+if (typeof globalThis.gc === "function") printMemoryAfterGc(globalThis.gc);
 const system = variable("BENCH_SYSTEM");
 const client = new OpenAI({ apiKey: "bench", baseURL: variable("BENCH_MODEL_URL"), maxRetries: 0 });
 const connection = await NativeConnection.connect({ address: variable("TEMPORAL_ADDRESS") });
