@@ -22,8 +22,9 @@ export const CACHED_THREADS = 256;
 
 /**
  * How many events the cached traces of a store hold together, unless a catalog says (keptTraces): a decoded
- * event takes about 0.7 KB, so about 175 MB. Least recently read threads go first; the thread read last stays,
- * however long it is.
+ * event takes about 0.7 KB in a thread of short results (about 175 MB in all) and 5.5 KB where each tool result
+ * is 20,000 characters (about 1.3 GB: bench/README.md, the thousand-turn thread), so set it by your results'
+ * size. Least recently read threads go first; the thread read last stays, however long it is.
  */
 export const CACHED_EVENTS = 250_000;
 
