@@ -288,7 +288,7 @@ const targets = markdownTable([
   ["target (issue 11), 10,000 events with shrinking", "measured", ""],
   ["cold build ≤ 50 ms", `${figure(10_000, "cold ms")} ms`, met(figure(10_000, "cold ms") <= 50)],
   ["warm build ≤ 10 ms", `${figure(10_000, "warm ms")} ms`, met(figure(10_000, "warm ms") <= 10)],
-  ["cold CPU, 50,000 ÷ 10,000 events (linear: 5×)", `${coldGrowth.toFixed(1)}×`, "(shown)"],
+  ["cold CPU grows linearly: 50,000 ÷ 10,000 events ≤ 5×", `${coldGrowth.toFixed(1)}×`, met(coldGrowth <= 5)],
 ]);
 
 writeSection(

@@ -210,6 +210,7 @@ export function conversation(system: System, client: Client, taskQueue: string):
       const workflowId = `bench-${system}-${threadId}-${turns}`;
       if (system === "floor") {
         const handle = await client.workflow.start("floorTurn", { args: [passes], taskQueue, workflowId });
+        onStarted?.();
         await handle.result();
         return { workflowId, runId: handle.firstExecutionRunId, milliseconds: performance.now() - started };
       }
