@@ -29,6 +29,7 @@ import {
   peakBytesOf,
   startWorker,
   SYSTEMS,
+  SYSTEM_NAMES,
   type System,
   type WorkerEnvironment,
   type WorkerProcess,
@@ -48,12 +49,6 @@ const SETTLE_MILLISECONDS = 3_000;
 const DEADLINE_SECONDS = Number(process.env.BENCH_POOL_DEADLINE_SECONDS ?? 600);
 /** The targets: at least this many turns at once, with no failure. */
 const TARGET_TURNS = 500;
-const NAMES: Record<System, string> = {
-  soev: "soev-agents",
-  baseline: "baseline",
-  peer: "peer (@temporalio/openai-agents)",
-  floor: "floor (the same activities, doing nothing)",
-};
 
 const logger = new DefaultLogger("WARN");
 Runtime.install({ logger });
@@ -194,11 +189,11 @@ try {
       continue;
     }
     try {
-      console.log(`${NAMES[system]}: warming ${WORKERS} workers up with ${WARM_UP_TURNS} turns ...`);
+      console.log(`${SYSTEM_NAMES[system]}: warming ${WORKERS} workers up with ${WARM_UP_TURNS} turns ...`);
       await runBatch(system, workers, WARM_UP_TURNS, context);
       for (const count of COUNTS) {
         await sleep(SETTLE_MILLISECONDS);
-        console.log(`${NAMES[system]}: ${count} turns of ${PASSES} passes at once ...`);
+        console.log(`${SYSTEM_NAMES[system]}: ${count} turns of ${PASSES} passes at once ...`);
         const batch = await runBatch(system, workers, count, context);
         batches.push(batch);
         console.log(
@@ -223,7 +218,7 @@ try {
 /** The section's markdown: the method, one row per batch, the targets met or not per system. */
 function report(batches: readonly Batch[], notes: readonly string[]): string {
   const rows = batches.map((batch) => [
-    NAMES[batch.system],
+    SYSTEM_NAMES[batch.system],
     batch.turns,
     batch.peakInFlight,
     round(batch.seconds, 1),
@@ -247,10 +242,15 @@ function report(batches: readonly Batch[], notes: readonly string[]): string {
     const turns = own.reduce((sum, batch) => sum + batch.turns, 0);
     const held = Math.max(0, ...own.filter((batch) => batch.failures === 0).map((batch) => batch.peakInFlight));
     targets.push(
-      ["failures 0", NAMES[system], `${failures} of ${turns.toLocaleString("en-US")} turns`, check(failures === 0)],
+      [
+        "failures 0",
+        SYSTEM_NAMES[system],
+        `${failures} of ${turns.toLocaleString("en-US")} turns`,
+        check(failures === 0),
+      ],
       [
         `≥ ${TARGET_TURNS} concurrent turns`,
-        NAMES[system],
+        SYSTEM_NAMES[system],
         `${held.toLocaleString("en-US")} in flight at once, without a failure`,
         check(held >= TARGET_TURNS),
       ],
@@ -258,7 +258,8 @@ function report(batches: readonly Batch[], notes: readonly string[]): string {
   }
   const firstFailures = batches.flatMap((batch) =>
     batch.reasons.map(
-      ([reason, count]) => `- ${NAMES[batch.system]} at ${batch.turns} turns, ${count} failed: ${reason.slice(0, 300)}`,
+      ([reason, count]) =>
+        `- ${SYSTEM_NAMES[batch.system]} at ${batch.turns} turns, ${count} failed: ${reason.slice(0, 300)}`,
     ),
   );
   return [

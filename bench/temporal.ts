@@ -25,6 +25,7 @@ import {
   devServerPid,
   historyCounts,
   installPeerOnce,
+  SYSTEM_NAMES,
   bundleSystems,
   startWorker,
   SYSTEMS,
@@ -179,12 +180,6 @@ function report(measured: {
   notes: string[];
 }): string {
   const { systems, onePass, threePass, times, bytes, phases, load } = measured;
-  const NAMES: Record<System, string> = {
-    soev: "soev-agents",
-    baseline: "baseline",
-    peer: "peer (@temporalio/openai-agents)",
-    floor: "floor (the same activities, doing nothing)",
-  };
   const perPass = (system: System) =>
     (threePass.get(system)!.activities.length - onePass.get(system)!.activities.length) / 2;
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -205,7 +200,7 @@ function report(measured: {
     ...systems.map((system) => {
       const one = onePass.get(system)!;
       return [
-        NAMES[system],
+        SYSTEM_NAMES[system],
         perPass(system),
         one.activities.length,
         one.activities.filter((name) => name.startsWith("local ")).length,
@@ -229,7 +224,7 @@ function report(measured: {
       "it ÷ soev-agents",
     ],
     ...systems.map((system) => [
-      NAMES[system],
+      SYSTEM_NAMES[system],
       round(medianTime(system), 1),
       round(medianTime(system) - floorTime, 1),
       ratio(medianTime(system), floorTime),
@@ -252,7 +247,7 @@ function report(measured: {
       "outside the history",
     ],
     ...systems.map((system) => [
-      NAMES[system],
+      SYSTEM_NAMES[system],
       phase(system, "workflowTasks"),
       phase(system, "workflowTaskWaits"),
       phase(system, "activities"),
@@ -276,7 +271,7 @@ function report(measured: {
       "worker peak RSS MB",
     ],
     ...systems.map((system) => [
-      NAMES[system],
+      SYSTEM_NAMES[system],
       round(wall(system), 1),
       ratio(wall(system), wall("floor")),
       ratio(wall("soev"), wall(system)),
@@ -346,7 +341,7 @@ function report(measured: {
   );
   const failures = systems.flatMap((system) => {
     const failure = load.get(system)!.failure;
-    return failure ? [`- First failure of ${NAMES[system]} under load: ${failure.slice(0, 300)}`] : [];
+    return failure ? [`- First failure of ${SYSTEM_NAMES[system]} under load: ${failure.slice(0, 300)}`] : [];
   });
   return [
     `One Temporal dev server, one scripted OpenAI-compatible server over HTTP that answers at once (the model costs nothing: what is measured is orchestration), each system's worker in a process of its own with the SDK's default worker options, the server with \`${TRANSFER_POLLS}\` (its one history shard hands tasks to matching at most 20 times a second by default, which made turns run back to back wait about 40 ms for each task)${EAGER_ACTIVITIES ? " and eager activity dispatch on (`system.enableActivityEagerExecution`)" : " and eager activity dispatch off, as it ships"}. soev-agents runs \`startTurn\` with the OpenAI adapter on a SQLite store, its context never shrunk; the baseline (bench/baseline) is a workflow per turn with one activity per model call and per tool call and the whole message list in each model activity's input; the peer (bench/peer) is \`@temporalio/openai-agents\` 1.23.0 with \`@openai/agents\` 0.11.8 on chat completions, a workflow per turn with the thread's items in its input, the tool an activity (\`activityAsTool\`); the floor (bench/floor) runs the activities of a soev-agents turn, the same kinds in the same order (a local openTurn, then per pass callModel and callTool, then callModel), each returning a constant at once: the least any integration can cost a turn on this server. Every tool result is ${REPORT_CHARACTERS.toLocaleString("en-US")} characters. A pass is one model call and its tool call; a one-pass turn is a pass and the answering model call.`,

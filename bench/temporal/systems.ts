@@ -22,6 +22,13 @@ import { MODEL_NAME, REPORT_CHARACTERS, prompt } from "./scripted.js";
 export const SYSTEMS = ["soev", "baseline", "peer", "floor"] as const;
 /** One of the systems. */
 export type System = (typeof SYSTEMS)[number];
+/** Each system's name in the benches' tables. */
+export const SYSTEM_NAMES: Record<System, string> = {
+  soev: "soev-agents",
+  baseline: "baseline",
+  peer: "peer (@temporalio/openai-agents)",
+  floor: "floor (the same activities, doing nothing)",
+};
 
 /** A worker process: its pid and how to stop it. */
 export interface WorkerProcess {
