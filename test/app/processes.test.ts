@@ -11,13 +11,7 @@ import { createApp, type SoevApp } from "../../src/app/app.js";
 import { serveApp, type ServedApp } from "../../src/app/serve.js";
 import { ANSWER, appCatalog, StreamingModel } from "../fixtures/app/streaming.js";
 import { gateFolder, openStore, sharedBundleFile, type TestStore } from "../temporal/harness.js";
-import {
-  connectClient,
-  temporalAddress,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
+import { connectClient, temporalEnvironment, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
 import { checkFragments, readEvents } from "./sse.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/app/worker.ts", import.meta.url));
@@ -36,10 +30,7 @@ async function spawnWorker(hang: { after: number; file: string } | null): Promis
   const spec = store.spec as { postgres: string; schema: string };
   const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
     env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_NAMESPACE: temporalNamespace(),
-      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...temporalEnvironment(taskQueue),
       SOEV_WORKFLOW_BUNDLE: await sharedBundleFile(),
       DATABASE_URL: spec.postgres,
       SOEV_TEST_SCHEMA: spec.schema,

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openStore, sharedBundleFile, type TestStore } from "../temporal/harness.js";
-import { temporalAddress, temporalNamespace, uniqueTaskQueue } from "../support/temporal.js";
+import { temporalEnvironment, uniqueTaskQueue } from "../support/temporal.js";
 import { readEvents, type SseMessage } from "./sse.js";
 
 const APP_SERVER = fileURLToPath(new URL("../../app-server.ts", import.meta.url));
@@ -24,10 +24,7 @@ async function spawnChild(script: string, env: Record<string, string>): Promise<
   const spec = store.spec as { postgres: string; schema: string };
   const child = spawn(process.execPath, ["--import", "tsx", script], {
     env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_NAMESPACE: temporalNamespace(),
-      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...temporalEnvironment(taskQueue),
       DATABASE_URL: spec.postgres,
       SOEV_DATABASE_SCHEMA: spec.schema,
       SOEV_TEST_SCHEMA: spec.schema,

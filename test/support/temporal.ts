@@ -18,6 +18,19 @@ export function temporalNamespace(): string {
   return inject("temporalNamespace");
 }
 
+/**
+ * The environment of a child process (a worker, the app, a CLI) that talks to the run's dev server on
+ * `taskQueue`: this process's environment with the Temporal variables the entry points read.
+ */
+export function temporalEnvironment(taskQueue: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    TEMPORAL_NAMESPACE: temporalNamespace(),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  };
+}
+
 /** A client of the dev server, and its connection: close the connection when the test ends. */
 export interface TestClient {
   client: Client;

@@ -27,7 +27,7 @@ import { afterAll, beforeAll } from "vitest";
 import { connectClient, type TestClient } from "../support/temporal.js";
 import type { StoreSpec } from "../fixtures/temporal/worker.js";
 import { freshSchema } from "../support/postgres.js";
-import { connectWorker, temporalAddress, temporalNamespace } from "../support/temporal.js";
+import { connectWorker, temporalEnvironment, temporalNamespace } from "../support/temporal.js";
 
 // Workers log their state changes at INFO: the test output keeps warnings and errors only. The runtime is
 // one per process, and a process may run several test files: the first file installs it.
@@ -160,10 +160,7 @@ export async function spawnWorker(options: {
 }): Promise<ChildWorker> {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER_SCRIPT], {
     env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_NAMESPACE: temporalNamespace(),
-      TEMPORAL_TASK_QUEUE: options.taskQueue,
+      ...temporalEnvironment(options.taskQueue),
       SOEV_WORKFLOW_BUNDLE: await sharedBundleFile(),
       SOEV_TEST_STORE: JSON.stringify(options.store),
       SOEV_TEST_GATE: options.gate ? JSON.stringify(options.gate) : "",

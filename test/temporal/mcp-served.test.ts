@@ -16,6 +16,7 @@ import { TOWN_MODEL, TOWN_QUESTIONS, townCatalog } from "../fixtures/temporal/to
 import {
   connectClient,
   temporalAddress,
+  temporalEnvironment,
   temporalNamespace,
   uniqueTaskQueue,
   type TestClient,
@@ -87,12 +88,7 @@ it("serves over Streamable HTTP, and without a catalog gives the cited sources a
     process.execPath,
     ["--import", "tsx", CLI, "mcp", "--agent", "assistant", "--model", TOWN_MODEL, "--http", "0"],
     {
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: temporalAddress(),
-        TEMPORAL_NAMESPACE: temporalNamespace(),
-        TEMPORAL_TASK_QUEUE: taskQueue,
-      },
+      env: temporalEnvironment(taskQueue),
       stdio: ["ignore", "pipe", "inherit"],
     },
   );

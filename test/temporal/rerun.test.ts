@@ -10,13 +10,7 @@ import { startRerun } from "../../src/temporal/rerun.js";
 import { startTurn } from "../../src/temporal/start-turn.js";
 import { TOWN_MODEL } from "../fixtures/temporal/town.js";
 import { changedByCandidate, rerunCatalog, rerunQuestion } from "../fixtures/rerun-catalog.js";
-import {
-  connectClient,
-  temporalAddress,
-  temporalNamespace,
-  uniqueTaskQueue,
-  type TestClient,
-} from "../support/temporal.js";
+import { connectClient, temporalEnvironment, uniqueTaskQueue, type TestClient } from "../support/temporal.js";
 import { openStore, sharedBundleFile, spawnWorker, withWorker, type TestStore } from "./harness.js";
 
 const THREADS = 20;
@@ -149,10 +143,7 @@ it("re-runs threads from the command line and prints the comparison", async () =
         [...args, "--batch", "cli", "--catalog", module, "--candidate", module],
         {
           env: {
-            ...process.env,
-            TEMPORAL_ADDRESS: temporalAddress(),
-            TEMPORAL_NAMESPACE: temporalNamespace(),
-            TEMPORAL_TASK_QUEUE: taskQueue,
+            ...temporalEnvironment(taskQueue),
             DATABASE_URL: spec.postgres,
             SOEV_DATABASE_SCHEMA: spec.schema,
           },
